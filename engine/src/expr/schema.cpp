@@ -1,0 +1,89 @@
+#include "expr/schema.hpp"
+
+#include <tideline/engine/catalog.hpp>
+
+#include <algorithm>
+
+namespace tideline::expr {
+
+namespace {
+
+std::optional<std::vector<std::string>>
+fieldsOut(const PipelineSpec &spec, int nodeIndex, int depth)
+{
+    if (depth > 64 || nodeIndex < 0)
+        return std::nullopt;
+    const NodeSpec &n = spec.nodes[static_cast<std::size_t>(nodeIndex)];
+    if (n.kind == "source.generator")
+        return std::vector<std::string>{"event_id", "user_id", "value", "event_time", "partition"};
+    auto upstream = [&]() -> std::optional<std::vector<std::string>> {
+        for (const auto &e : spec.edges)
+            if (e.to.node == n.id && e.to.port == "in")
+                return fieldsOut(spec, spec.nodeIndex(e.from.node), depth + 1);
+        return std::nullopt;
+    };
+    if (n.kind == "watermark" || n.kind == "filter" || n.kind == "dedup")
+        return upstream();
+    if (n.kind == "map") {
+        auto in = upstream();
+        if (!in || !n.params.is_object())
+            return std::nullopt;
+        std::vector<std::string> f = *in;
+        if (auto it = n.params.find("set"); it != n.params.end() && it->is_object())
+            for (auto s = it->begin(); s != it->end(); ++s)
+                if (!fieldKnown(f, s.key()))
+                    f.push_back(s.key());
+        if (auto it = n.params.find("keep");
+            it != n.params.end() && it->is_array() && !it->empty()) {
+            std::vector<std::string> kept;
+            for (const auto &k : *it)
+                if (k.is_string() && fieldKnown(f, k.get<std::string>()))
+                    kept.push_back(k.get<std::string>());
+            f = kept;
+        }
+        if (auto it = n.params.find("drop"); it != n.params.end() && it->is_array())
+            for (const auto &d : *it)
+                if (d.is_string())
+                    std::erase(f, d.get<std::string>());
+        return f;
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+std::optional<std::vector<std::string>>
+knownInputFields(const PipelineSpec &spec, int nodeIndex, const std::string &input)
+{
+    const NodeSpec &n = spec.nodes[static_cast<std::size_t>(nodeIndex)];
+    for (const auto &e : spec.edges)
+        if (e.to.node == n.id && e.to.port == input)
+            return fieldsOut(spec, spec.nodeIndex(e.from.node), 1);
+    return std::nullopt;
+}
+
+bool fieldKnown(const std::vector<std::string> &fields, const std::string &path)
+{
+    for (const auto &f : fields) {
+        if (f == path)
+            return true;
+        if (path.size() > f.size() && path[f.size()] == '.' && path.starts_with(f))
+            return true;
+        if (f.size() > path.size() && f[path.size()] == '.' && f.starts_with(path))
+            return true;
+    }
+    return false;
+}
+
+std::string unknownFieldMessage(const std::vector<std::string> &fields, const std::string &path)
+{
+    std::string list;
+    for (const auto &f : fields)
+        list += (list.empty() ? "" : ", ") + f;
+    std::string close = closestMatch(path, fields);
+    return "field '" + path + "' is not in the records arriving here (they have " + list + ")"
+           + (close.empty() ? std::string() : "; did you mean '" + close + "'?")
+           + " It will always be null.";
+}
+
+} // namespace tideline::expr

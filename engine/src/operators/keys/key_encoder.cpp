@@ -1,0 +1,125 @@
+#include "operators/keys/key_encoder.hpp"
+
+#include <cmath>
+#include <cstring>
+
+namespace tideline::keys {
+
+namespace {
+
+void appendU64BigEndian(std::uint64_t v, std::string &out)
+{
+    char b[8];
+    for (int i = 7; i >= 0; --i) {
+        b[i] = static_cast<char>(v & 0xff);
+        v >>= 8;
+    }
+    out.append(b, 8);
+}
+
+/// Strings are escaped (0x00 -> 0x00 0xff) and terminated by 0x00 0x01 so that a field's end is
+/// unambiguous and shorter strings sort first.
+void appendEscaped(std::string_view s, std::string &out)
+{
+    for (char c : s) {
+        out += c;
+        if (c == '\0')
+            out += '\xff';
+    }
+    out += '\0';
+    out += '\x01';
+}
+
+} // namespace
+
+void appendValue(const Value &v, std::string &out)
+{
+    // Type tags order as compareValues does: null < bool < number < string < raw.
+    switch (v.type) {
+    case ValueType::Null:
+        out += '\x01';
+        return;
+    case ValueType::Bool:
+        out += '\x02';
+        out += v.b ? '\x01' : '\x00';
+        return;
+    case ValueType::Int:
+        out += '\x03';
+        appendU64BigEndian(static_cast<std::uint64_t>(v.i) ^ (1ull << 63), out);
+        return;
+    case ValueType::Double: {
+        double d = v.d;
+        if (std::isfinite(d) && d == std::trunc(d) && d >= -9.2e18 && d <= 9.2e18) {
+            out += '\x03'; // integral doubles key like the equal integer
+            appendU64BigEndian(
+                static_cast<std::uint64_t>(static_cast<std::int64_t>(d)) ^ (1ull << 63), out);
+            return;
+        }
+        std::uint64_t bits;
+        std::memcpy(&bits, &d, 8);
+        bits = (bits & (1ull << 63)) ? ~bits : bits | (1ull << 63); // order-preserving
+        out += '\x04';
+        appendU64BigEndian(bits, out);
+        return;
+    }
+    case ValueType::String:
+        out += '\x05';
+        appendEscaped(v.s, out);
+        return;
+    case ValueType::Raw:
+        out += '\x06';
+        appendEscaped(v.s, out);
+        return;
+    }
+}
+
+std::uint64_t hashBytes(std::string_view bytes) noexcept
+{
+    std::uint64_t h = 0xcbf29ce484222325ull ^ bytes.size();
+    const char *p = bytes.data();
+    std::size_t n = bytes.size();
+    while (n >= 8) {
+        std::uint64_t w;
+        std::memcpy(&w, p, 8);
+        h = (h ^ w) * 0x100000001b3ull;
+        h ^= h >> 29;
+        p += 8;
+        n -= 8;
+    }
+    std::uint64_t tail = 0;
+    std::memcpy(&tail, p, n);
+    h = (h ^ tail) * 0x9e3779b97f4a7c15ull;
+    h ^= h >> 32;
+    h *= 0xd6e8feb86659fd93ull;
+    h ^= h >> 32;
+    return h;
+}
+
+KeyEncoder::KeyEncoder(std::vector<std::string> paths)
+    : m_paths(std::move(paths))
+    , m_hints(m_paths.size(), -1)
+{
+}
+
+bool KeyEncoder::encode(const Record &r, std::string &out)
+{
+    out.clear();
+    bool complete = true;
+    const int n = static_cast<int>(r.size());
+    for (std::size_t k = 0; k < m_paths.size(); ++k) {
+        const std::string &path = m_paths[k];
+        int &hint = m_hints[k];
+        int idx = -1;
+        if (hint >= 0 && hint < n && r.nameAt(static_cast<std::size_t>(hint)) == path)
+            idx = hint;
+        else if ((idx = r.indexOf(path)) >= 0)
+            hint = idx;
+        Value v = idx >= 0 ? r.valueAt(static_cast<std::size_t>(idx)) : Value::null();
+        if (v.isNull())
+            complete = false;
+        appendValue(v, out);
+    }
+    return complete;
+}
+
+} // namespace tideline::keys

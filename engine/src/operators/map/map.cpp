@@ -1,0 +1,131 @@
+// map: computes fields (`set`, in the order written: a later expression sees the fields set
+// before it), then keeps only `keep` (when given) and removes `drop`.
+
+#include "expr/schema.hpp"
+#include "expr/validate_expr.hpp"
+#include "operators/operators.hpp"
+
+#include <algorithm>
+
+namespace tideline {
+
+namespace {
+
+struct Assignment
+{
+    std::string path;
+    std::unique_ptr<expr::Expression> expr;
+};
+
+class MapOperator final : public Operator
+{
+public:
+    MapOperator(std::vector<Assignment> set,
+                std::vector<std::string> keep,
+                std::vector<std::string> drop)
+        : m_set(std::move(set))
+        , m_keep(std::move(keep))
+        , m_drop(std::move(drop))
+    {
+    }
+
+    void processRecord(int, Record &&record, Output &out) override
+    {
+        for (const auto &a : m_set)
+            record.set(a.path, a.expr->eval(record)); // set() copies bytes that point into record
+        if (!m_keep.empty())
+            record.keepOnly(m_keep);
+        for (const auto &d : m_drop)
+            record.remove(d);
+        out.emit(std::move(record));
+    }
+
+    void reportMetrics(observe::NodeMetrics &m) const override
+    {
+        for (const auto &a : m_set)
+            m.errors += static_cast<std::int64_t>(a.expr->divisionsByZero());
+    }
+
+private:
+    std::vector<Assignment> m_set;
+    std::vector<std::string> m_keep;
+    std::vector<std::string> m_drop;
+};
+
+std::vector<std::string> stringList(const Json &params, const char *name)
+{
+    std::vector<std::string> out;
+    if (auto it = params.find(name); it != params.end() && it->is_array())
+        for (const auto &v : *it)
+            if (v.is_string())
+                out.push_back(v.get<std::string>());
+    return out;
+}
+
+/// A field path written as a key of `set`: dotted segments, none empty.
+bool validPath(const std::string &p)
+{
+    if (p.empty() || p.front() == '.' || p.back() == '.' || p.find("..") != std::string::npos)
+        return false;
+    return true;
+}
+
+} // namespace
+
+std::unique_ptr<Operator> makeMap(const OperatorContext &ctx)
+{
+    std::vector<Assignment> set;
+    if (auto it = ctx.spec.params.find("set"); it != ctx.spec.params.end() && it->is_object())
+        for (auto s = it->begin(); s != it->end(); ++s) {
+            std::string text = ctx.resolve(s.value().get<std::string>());
+            set.push_back({s.key(), expr::compileOrThrow(ctx.spec.id, "set." + s.key(), text,
+                                                         expr::Want::Anything)});
+        }
+    return std::make_unique<MapOperator>(std::move(set), stringList(ctx.spec.params, "keep"),
+                                         stringList(ctx.spec.params, "drop"));
+}
+
+void validateMap(const NodeValidationContext &ctx)
+{
+    const NodeSpec &n = ctx.spec.nodes[static_cast<std::size_t>(ctx.nodeIndex)];
+    auto known = expr::knownInputFields(ctx.spec, ctx.nodeIndex);
+    bool any = false;
+    if (auto it = n.params.find("set"); it != n.params.end() && it->is_object()) {
+        for (auto s = it->begin(); s != it->end(); ++s) {
+            any = true;
+            std::string param = "set." + s.key();
+            if (!validPath(s.key())) {
+                ctx.error(param, "'" + s.key()
+                                     + "' is not a field path (use names joined by single dots, "
+                                       "e.g. user.country)");
+                continue;
+            }
+            if (!s.value().is_string()) {
+                ctx.error(param, "must be an expression string, found " + s.value().dump());
+                continue;
+            }
+            expr::checkExpression(ctx, param, s.value().get<std::string>(), expr::Want::Anything,
+                                  known);
+            if (known && !expr::fieldKnown(*known, s.key()))
+                known->push_back(s.key()); // later expressions may read it
+        }
+    }
+    auto keep = stringList(n.params, "keep");
+    auto drop = stringList(n.params, "drop");
+    any = any || !keep.empty() || !drop.empty();
+    if (!any)
+        ctx.warning("", "map has no `set`, `keep` or `drop`: it passes records unchanged");
+    if (known) {
+        for (const auto &k : keep)
+            if (!expr::fieldKnown(*known, k))
+                ctx.warning("keep", expr::unknownFieldMessage(*known, k));
+        for (const auto &d : drop)
+            if (!expr::fieldKnown(*known, d))
+                ctx.warning("drop", expr::unknownFieldMessage(*known, d));
+    }
+    for (const auto &d : drop)
+        if (std::find(keep.begin(), keep.end(), d) != keep.end())
+            ctx.warning("drop", "'" + d + "' is both kept and dropped: it is dropped");
+}
+
+} // namespace tideline

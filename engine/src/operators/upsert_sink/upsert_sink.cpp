@@ -1,0 +1,121 @@
+// sink.upsert: the latest record per key, persisted in RocksDB. Writing a key again replaces
+// its row, so replaying the same input any number of times leaves the same table: the sink is
+// idempotent, which makes at-least-once delivery safe. Rows are batched (4096 per write) and
+// committed at every checkpoint (synced) and at the end of the run.
+
+#include "operators/keys/key_encoder.hpp"
+#include "operators/keys/params.hpp"
+#include "operators/operators.hpp"
+#include "operators/upsert_sink/upsert_store.hpp"
+
+#include <tideline/engine/record_json.hpp>
+
+#include <filesystem>
+
+namespace tideline {
+
+namespace {
+
+constexpr std::size_t kBatchRows = 4096;
+
+class UpsertSink final : public Operator
+{
+public:
+    UpsertSink(std::string nodeId, std::string path, std::vector<std::string> key)
+        : m_nodeId(std::move(nodeId))
+        , m_path(std::move(path))
+        , m_enc(std::move(key))
+    {
+    }
+
+    void open() override
+    {
+        std::error_code ec;
+        std::filesystem::path parent = std::filesystem::path(m_path).parent_path();
+        if (!parent.empty())
+            std::filesystem::create_directories(parent, ec);
+        std::string error;
+        if (!m_store.open(m_path, keys::joinList(m_enc.paths()), error))
+            throw ConfigError("node `" + m_nodeId + "`: params.path: " + error);
+    }
+
+    void processRecord(int, Record &&record, Output &out) override
+    {
+        if (!m_enc.encode(record, m_key)) {
+            // A row needs its whole key: report it rather than invent a null key.
+            out.emitError("missing_key", std::move(record), m_w);
+            return;
+        }
+        m_value.clear();
+        appendJson(record, m_value);
+        m_store.put(m_key, m_value);
+        ++m_rowsWritten;
+        if (m_store.pending() >= kBatchRows)
+            commit(false);
+    }
+
+    void processWatermark(Timestamp w, Output &out) override
+    {
+        m_w = std::max(m_w, w);
+        out.emitWatermark(w);
+    }
+
+    void finish(Output &) override
+    {
+        std::string error;
+        if (!m_store.close(error))
+            throw std::runtime_error("node `" + m_nodeId + "`: writing " + m_path + ": " + error);
+    }
+
+    void snapshotState(StateWriter &w) const override
+    {
+        // Everything before the checkpoint barrier must be durable before the checkpoint is.
+        const_cast<UpsertSink *>(this)->commit(true);
+        w.u64(m_rowsWritten);
+    }
+
+    void restoreState(StateReader &r) override { m_rowsWritten = r.u64(); }
+
+    std::string stateFingerprint() const override
+    {
+        return "sink.upsert/1 key=" + keys::joinList(m_enc.paths());
+    }
+
+private:
+    void commit(bool sync)
+    {
+        std::string error;
+        if (!m_store.commit(sync, error))
+            throw std::runtime_error("node `" + m_nodeId + "`: writing " + m_path + ": " + error);
+    }
+
+    std::string m_nodeId;
+    std::string m_path;
+    keys::KeyEncoder m_enc;
+    upsert::Store m_store;
+    std::string m_key;
+    std::string m_value;
+    Timestamp m_w = kMinTime;
+    std::uint64_t m_rowsWritten = 0;
+};
+
+} // namespace
+
+std::unique_ptr<Operator> makeUpsertSink(const OperatorContext &ctx)
+{
+    auto key = keys::stringListParam(ctx.spec.params, "key");
+    if (key.empty())
+        throw ConfigError("node `" + ctx.spec.id + "`: params.key: list at least one field");
+    return std::make_unique<UpsertSink>(
+        ctx.spec.id, ctx.path(ctx.resolve(keys::stringParam(ctx.spec.params, "path"))),
+        std::move(key));
+}
+
+void validateUpsertSink(const NodeValidationContext &ctx)
+{
+    const Json &p = ctx.spec.nodes[static_cast<std::size_t>(ctx.nodeIndex)].params;
+    if (auto it = p.find("key"); it != p.end() && it->is_array() && it->empty())
+        ctx.error("key", "list at least one field that identifies a row, e.g. [\"event_id\"]");
+}
+
+} // namespace tideline
