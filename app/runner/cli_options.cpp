@@ -1,0 +1,100 @@
+#include "cli_options.hpp"
+
+#include <charconv>
+#include <string_view>
+
+namespace tideline::runner {
+
+const char *usage()
+{
+    return R"(Usage: tideline-run [OPTIONS] PIPELINE.json
+
+Runs a Tideline pipeline headless. Bounded inputs (files, generators with a count)
+end the run by themselves; Ctrl-C or SIGTERM stops taking input, takes a final
+checkpoint where checkpoints are configured, flushes sinks and exits 0.
+
+Options:
+  --validate              check only: print every error and pitfall warning, then exit
+  --metrics FILE          append one JSON line per node per interval, and a last line
+                          per node when the run ends (plus a "*" line with run figures)
+  --metrics-interval MS   metrics interval (default 1000)
+  --fresh                 ignore existing checkpoints and start from the beginning
+  --checkpoint-dir DIR    override settings.checkpoint.dir
+  --savepoint DIR         when the run stops, write a savepoint to DIR
+  --restore DIR           start from the savepoint or checkpoint in DIR
+  --reset-state NODE      discard restored state of NODE (repeatable)
+  --dump-table PATH       print a sink.upsert table as JSON lines and exit
+  --metrics-listen ADDR   serve Prometheus metrics and /health on ADDR (e.g. 127.0.0.1:9464)
+  --log-format text|json  format of log lines on stderr (default text)
+  --help                  show this help
+  --version               print the version
+
+Exit status: 0 done; 2 the pipeline is invalid (every problem listed on stderr, each
+with the node id and JSON path); 1 a failure while running.
+)";
+}
+
+std::string parseCli(int argc, char **argv, CliOptions &out)
+{
+    for (int i = 1; i < argc; ++i) {
+        std::string_view a = argv[i];
+        auto value = [&](std::string &dst) -> bool {
+            if (i + 1 >= argc)
+                return false;
+            dst = argv[++i];
+            return true;
+        };
+        std::string tmp;
+        if (a == "--help" || a == "-h")
+            out.help = true;
+        else if (a == "--version")
+            out.version = true;
+        else if (a == "--validate")
+            out.validateOnly = true;
+        else if (a == "--fresh")
+            out.fresh = true;
+        else if (a == "--metrics") {
+            if (!value(out.metricsFile))
+                return "--metrics needs a file";
+        } else if (a == "--metrics-interval") {
+            if (!value(tmp))
+                return "--metrics-interval needs milliseconds";
+            auto r = std::from_chars(tmp.data(), tmp.data() + tmp.size(), out.metricsIntervalMs);
+            if (r.ec != std::errc() || out.metricsIntervalMs <= 0)
+                return "--metrics-interval must be a positive number of milliseconds";
+        } else if (a == "--checkpoint-dir") {
+            if (!value(out.checkpointDir))
+                return "--checkpoint-dir needs a folder";
+        } else if (a == "--savepoint") {
+            if (!value(out.savepointDir))
+                return "--savepoint needs a folder";
+        } else if (a == "--restore") {
+            if (!value(out.restoreFrom))
+                return "--restore needs a folder";
+        } else if (a == "--reset-state") {
+            if (!value(tmp))
+                return "--reset-state needs a node id";
+            out.resetState.push_back(tmp);
+        } else if (a == "--dump-table") {
+            if (!value(out.dumpTable))
+                return "--dump-table needs a table folder";
+        } else if (a == "--metrics-listen") {
+            if (!value(out.metricsListen))
+                return "--metrics-listen needs host:port";
+        } else if (a == "--log-format") {
+            if (!value(out.logFormat) || (out.logFormat != "text" && out.logFormat != "json"))
+                return "--log-format must be text or json";
+        } else if (!a.empty() && a[0] == '-') {
+            return "unknown option " + std::string(a) + " (see --help)";
+        } else if (out.pipeline.empty()) {
+            out.pipeline = a;
+        } else {
+            return "more than one pipeline given: " + out.pipeline + " and " + std::string(a);
+        }
+    }
+    if (!out.help && !out.version && out.pipeline.empty() && out.dumpTable.empty())
+        return "no pipeline given (see --help)";
+    return {};
+}
+
+} // namespace tideline::runner

@@ -1,0 +1,32 @@
+#pragma once
+// Command line of tideline-run (the contract's runner interface plus extensions).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tideline::runner {
+
+struct CliOptions
+{
+    std::string pipeline;
+    bool validateOnly = false;
+    bool help = false;
+    bool version = false;
+    std::string metricsFile;
+    std::int64_t metricsIntervalMs = 1000;
+    bool fresh = false;
+    std::string checkpointDir;
+    std::vector<std::string> resetState;
+    std::string savepointDir;   ///< take a savepoint there when the run stops
+    std::string restoreFrom;    ///< start from this savepoint/checkpoint folder
+    std::string dumpTable;      ///< print a sink.upsert table as JSON lines and exit
+    std::string metricsListen;  ///< host:port for Prometheus metrics
+    std::string logFormat = "text";
+};
+
+/// Parses argv. Returns "" or a usage error.
+std::string parseCli(int argc, char **argv, CliOptions &out);
+const char *usage();
+
+} // namespace tideline::runner

@@ -1,0 +1,85 @@
+#pragma once
+// The catalog of node kinds: ports and parameter descriptors, published by the engine.
+//
+// One source of truth: validation checks params against these descriptors, the designer
+// generates its inspector forms from them, and the format reference documents them. Adding a
+// kind means adding a NodeKind here (catalog.cpp) and an operator factory (operators.cpp).
+
+#include <tideline/engine/spec.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tideline {
+
+enum class ParamType {
+    Int,        ///< integer (JSON number without fraction)
+    Number,     ///< any JSON number
+    Bool,
+    String,
+    Enum,       ///< string from `choices`
+    Path,       ///< file path (relative to the pipeline file's folder)
+    Expr,       ///< expression (filter/map language)
+    StringList, ///< array of field paths / strings
+    ExprMap,    ///< object {field: expression}
+    Object,     ///< nested object with its own `fields`
+    ObjectList, ///< array of objects with `fields` (window aggregates)
+    StringMap,  ///< object {string: string} (Kafka properties)
+};
+
+const char *paramTypeName(ParamType t);
+
+struct ParamDesc
+{
+    std::string name;
+    ParamType type = ParamType::String;
+    bool required = false;
+    Json defaultValue;                 ///< null when there is none
+    std::optional<double> min;         ///< inclusive bounds for Int/Number
+    std::optional<double> max;
+    std::vector<std::string> choices;  ///< for Enum
+    std::string help;                  ///< one sentence, shown in the inspector
+    bool secret = false;               ///< must be given as ${env:..}/${file:..}
+    std::vector<ParamDesc> fields;     ///< for Object / ObjectList
+};
+
+enum class PortRole { Data, Late, Errors };
+
+struct PortDesc
+{
+    std::string name;
+    PortRole role = PortRole::Data;
+    bool multi = false; ///< input only: accepts several edges (a union), e.g. sinks
+};
+
+struct NodeKind
+{
+    std::string kind;        ///< "window"
+    std::string displayName; ///< "Window"
+    std::string category;    ///< "Sources", "Time", "Transform", "Windows & joins", "Sinks"
+    std::string help;
+    std::vector<PortDesc> inputs;
+    std::vector<PortDesc> outputs;
+    std::vector<ParamDesc> params;
+    bool needsEventTime = false; ///< requires an upstream `watermark` node
+    bool isSource = false;
+    bool isSink = false;
+    bool acceptsUpdates = true;  ///< sinks: can take "emit":"update" records meaningfully
+
+    const ParamDesc *param(std::string_view name) const;
+    const PortDesc *input(std::string_view name) const;
+    const PortDesc *output(std::string_view name) const;
+};
+
+/// Every node kind, in palette order.
+const std::vector<NodeKind> &nodeKinds();
+const NodeKind *findNodeKind(std::string_view kind);
+
+/// A params object filled with every param's default (what the designer puts in a new node).
+Json defaultParams(const NodeKind &kind);
+
+/// Closest candidate by edit distance, or "" when nothing is close (for "did you mean").
+std::string closestMatch(std::string_view word, const std::vector<std::string> &candidates);
+
+} // namespace tideline

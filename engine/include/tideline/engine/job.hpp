@@ -1,0 +1,88 @@
+#pragma once
+// Job: a compiled pipeline and the one explicit loop that executes it.
+//
+// The loop pulls records from sources in turn and pushes each through the DAG depth-first;
+// watermarks follow the records that caused them. Processing time comes only from the
+// JobOptions clock, so bounded inputs give byte-identical output for identical files.
+//
+// [Threading] run()/runFor() execute on the calling thread (the runner's main thread, or the
+// designer's worker thread). requestStop(), pause state and snapshot() may be called from any
+// thread at any time; snapshot() never blocks the loop for longer than a copy.
+
+#include <tideline/engine/spec.hpp>
+#include <tideline/engine/time.hpp>
+#include <tideline/observe/metrics.hpp>
+
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tideline {
+
+class Runtime;
+
+/// Everything a run may want to know beyond the pipeline file.
+struct JobOptions
+{
+    std::string baseDir = ".";          ///< folder of the pipeline file
+    Clock *clock = nullptr;             ///< default: SystemClock
+    std::int64_t metricsIntervalMs = 1000;
+    /// Called on the loop thread with each published snapshot (every metrics interval, and a
+    /// last time when the run ends). Must not block for long.
+    std::function<void(const observe::MetricsSnapshot &)> onMetrics;
+    std::ostream *console = nullptr;    ///< sink.console target (default std::cout)
+    int batchSize = 256;                ///< records pulled from one source per turn
+
+    // --- Checkpoints (settings.checkpoint in the file; these override) ---
+    bool fresh = false;                 ///< ignore existing checkpoints
+    std::string checkpointDirOverride;  ///< "" = settings.checkpoint.dir
+    std::vector<std::string> resetState; ///< node ids whose restored state is discarded
+    std::function<void(const std::string &)> log; ///< one-line messages (recovery, warnings)
+};
+
+/// Result of compiling: a job, or the reason there is none.
+struct JobCreateResult;
+
+class Job
+{
+public:
+    enum class Status { Running, Finished, Stopped, Failed };
+
+    /// Compiles a validated spec. On failure returns nullptr and sets `error` to a message that
+    /// names the node and the cause. The spec must have passed validate() without errors.
+    static std::unique_ptr<Job> create(const PipelineSpec &spec, JobOptions options,
+                                       std::string &error);
+    ~Job();
+    Job(const Job &) = delete;
+    Job &operator=(const Job &) = delete;
+
+    /// Runs until every bounded source ended (Finished), requestStop() (Stopped) or a
+    /// failure (Failed, see failure()).
+    Status run();
+    /// Processes at most `maxRecords` source records, then returns (Running if more remain).
+    /// runFor(1) is the designer's Step.
+    Status runFor(std::int64_t maxRecords);
+    /// Asks the loop to stop taking input; it flushes sinks and returns Stopped.
+    /// Safe from signal handlers (a relaxed atomic store).
+    void requestStop();
+    bool stopRequested() const;
+
+    /// A consistent copy of every node's figures, taken at the last publish point.
+    observe::MetricsSnapshot snapshot() const;
+    /// Forces a publish now (call from the loop thread only, e.g. after runFor()).
+    void publishMetrics();
+
+    std::string failure() const;
+    const PipelineSpec &spec() const;
+
+    /// Internal: the executor (exposed for operators' tests and the checkpoint module).
+    Runtime &runtime();
+
+private:
+    Job();
+    std::unique_ptr<Runtime> m_rt;
+};
+
+} // namespace tideline

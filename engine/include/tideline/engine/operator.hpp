@@ -1,0 +1,126 @@
+#pragma once
+// Operator: the runtime form of one node (Kafka Streams' Processor, Arroyo's operator).
+//
+// [Threading] An operator is driven by exactly one pipeline loop thread and never blocks; it
+// owns no threads (connectors that need I/O threads hide them inside). [Reentrancy] An
+// operator emits through its Output only from inside a callback the loop made.
+//
+// Time flows as watermarks: the runtime keeps each input's watermark, combines them (minimum
+// over non-idle inputs) and calls processWatermark() when the combination advances. The
+// default forwards it unchanged; the `watermark` node ignores input watermarks (except the
+// final +inf) and generates its own from event times.
+
+#include <tideline/engine/catalog.hpp>
+#include <tideline/engine/record.hpp>
+#include <tideline/engine/state_io.hpp>
+#include <tideline/engine/time.hpp>
+#include <tideline/observe/metrics.hpp>
+
+#include <iosfwd>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tideline {
+
+class Runtime;
+
+/// Where an operator sends what it produces. Port indexes follow the NodeKind's `outputs`.
+class Output
+{
+public:
+    Output(Runtime &rt, int node) : m_rt(&rt), m_node(node) {}
+    /// Sends a record on a data port (counted as records_out).
+    void emit(int port, Record &&record);
+    void emit(Record &&record) { emit(0, std::move(record)); }
+    /// Sends a record to the node's `late` port wrapped as {reason, node, watermark, record}.
+    /// Counted as `late` even when the port is unconnected (then the record is dropped).
+    void emitLate(std::string_view reason, Record &&record, Timestamp watermark);
+    /// Sends a malformed input to the node's `errors` port. `record` may be empty, then
+    /// `raw` (the offending text, cut to 4 KiB) and `where` (file:line, topic/partition/offset)
+    /// describe it.
+    void emitError(std::string_view reason, Record &&record, Timestamp watermark,
+                   std::string_view raw = {}, std::string_view where = {});
+    /// Advances this node's output watermark (monotonic; lower values are ignored).
+    void emitWatermark(Timestamp w);
+    /// Marks this node's output idle (excluded from downstream minimums) or active again.
+    void emitIdle(bool idle);
+    /// Is anything connected to this output port? (skip building records nobody reads)
+    bool connected(int port) const;
+
+private:
+    Runtime *m_rt;
+    int m_node;
+};
+
+/// What an operator sees of the pipeline when it is created.
+struct OperatorContext
+{
+    const NodeSpec &spec;
+    const NodeKind &kind;
+    std::string baseDir;          ///< folder of the pipeline file (for relative paths)
+    Clock &clock;
+    int upstreamPartitions = 1;   ///< partitions of the nearest upstream source (watermark node)
+    std::ostream *console = nullptr; ///< where sink.console prints (default std::cout)
+    /// Resolves ${env:NAME} / ${file:/path} in a string param; throws ConfigError when unset.
+    std::string resolve(const std::string &value) const;
+    /// Absolute path for a path param.
+    std::string path(const std::string &value) const;
+};
+
+/// Thrown by factories and open() for problems that stop a run before it starts
+/// ("node `out`: params.path: cannot open ...: Permission denied"). Never thrown per record.
+struct ConfigError : std::runtime_error
+{
+    using std::runtime_error::runtime_error;
+};
+
+class Operator
+{
+public:
+    virtual ~Operator() = default;
+
+    /// Called once before the first record (open files, load tables). May throw ConfigError.
+    virtual void open() {}
+    /// A record arrived on input `input` (index in the NodeKind's `inputs`).
+    virtual void processRecord(int input, Record &&record, Output &out) = 0;
+    /// The combined input watermark advanced to `w` (kMaxTime: all inputs ended).
+    virtual void processWatermark(Timestamp w, Output &out) { out.emitWatermark(w); }
+    /// Periodic processing-time tick from the loop (idleness, flushing). now = clock time.
+    virtual void onTick(std::int64_t nowMs, Output &out)
+    {
+        (void)nowMs;
+        (void)out;
+    }
+    /// All inputs ended and the final watermark was processed: flush and close files.
+    virtual void finish(Output &out) { (void)out; }
+
+    /// Current state figures (called between records when a snapshot is published).
+    virtual void reportMetrics(observe::NodeMetrics &m) const { (void)m; }
+
+    /// Checkpoints: write everything needed to resume; restore it. A fingerprint of the params
+    /// that shape the state (window size, key) lets a savepoint restore refuse incompatible state.
+    virtual void snapshotState(StateWriter &w) const { (void)w; }
+    virtual void restoreState(StateReader &r) { (void)r; }
+    virtual std::string stateFingerprint() const { return {}; }
+    /// A checkpoint containing this operator's state is durable (commit sink output, offsets).
+    virtual void notifyCheckpointComplete(std::int64_t checkpointId) { (void)checkpointId; }
+};
+
+/// A source: the loop pulls from it.
+class SourceOperator : public Operator
+{
+public:
+    enum class Poll {
+        Produced, ///< emitted at least one record
+        Waiting,  ///< nothing now (paced, or waiting for Kafka); try again later
+        Finished  ///< bounded input fully read
+    };
+    /// Emit at most maxRecords records.
+    virtual Poll poll(Output &out, int maxRecords) = 0;
+    virtual int partitions() const { return 1; }
+    void processRecord(int, Record &&, Output &) override {}
+};
+
+} // namespace tideline

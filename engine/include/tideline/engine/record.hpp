@@ -1,0 +1,143 @@
+#pragma once
+// Record: the unit of data flowing through a pipeline.
+//
+// A record is a JSON object, stored flat for speed: every leaf is one Field whose name is its
+// full dotted path ("user.id"), and all names and string bytes live in one arena string owned
+// by the record. Parsing an event therefore costs no allocation per field (two buffers per
+// record, reused when a record is reused), lookups are a short linear scan, and nested objects
+// are rebuilt on output from the dotted names. Fields sharing a prefix are kept adjacent so the
+// writer can re-nest them in one pass.
+//
+// Vocabulary: a *path* is a dotted field name; a *Value* is a non-owning view of one field's
+// value (strings point into the arena and are valid until the record is next modified).
+// Arrays and empty objects are kept as raw JSON text (ValueType::Raw).
+
+#include <tideline/engine/time.hpp>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tideline {
+
+enum class ValueType : std::uint8_t { Null, Bool, Int, Double, String, Raw };
+
+/// A non-owning view of a value (a field of a record, or a constant).
+struct Value
+{
+    ValueType type = ValueType::Null;
+    bool b = false;
+    std::int64_t i = 0;
+    double d = 0;
+    std::string_view s; ///< String bytes (unescaped) or raw JSON text.
+
+    static Value null() { return {}; }
+    static Value boolean(bool v) { Value x; x.type = ValueType::Bool; x.b = v; return x; }
+    static Value integer(std::int64_t v) { Value x; x.type = ValueType::Int; x.i = v; return x; }
+    static Value number(double v) { Value x; x.type = ValueType::Double; x.d = v; return x; }
+    static Value string(std::string_view v) { Value x; x.type = ValueType::String; x.s = v; return x; }
+    static Value raw(std::string_view json) { Value x; x.type = ValueType::Raw; x.s = json; return x; }
+
+    bool isNull() const { return type == ValueType::Null; }
+    bool isNumber() const { return type == ValueType::Int || type == ValueType::Double; }
+    double asDouble() const { return type == ValueType::Int ? static_cast<double>(i) : d; }
+};
+
+/// Equality as JSON values (1 == 1.0), used for keys and comparisons.
+bool valuesEqual(const Value &a, const Value &b);
+/// Total order used where output order must be deterministic: null < bool < number < string < raw.
+int compareValues(const Value &a, const Value &b);
+
+class Record
+{
+public:
+    struct Field
+    {
+        std::uint32_t nameOff = 0;
+        std::uint32_t nameLen = 0;
+        ValueType type = ValueType::Null;
+        bool b = false;
+        union {
+            std::int64_t i;
+            double d;
+            struct
+            {
+                std::uint32_t off;
+                std::uint32_t len;
+            } s;
+        };
+        Field() : i(0) {}
+    };
+
+    /// Event time, assigned by a `watermark` node (kMinTime until then).
+    Timestamp time = kMinTime;
+    /// Source partition the record came from (only meaningful up to the first watermark node).
+    std::uint32_t partition = 0;
+
+    Record() = default;
+
+    std::size_t size() const { return m_fields.size(); }
+    bool empty() const { return m_fields.empty(); }
+    std::string_view nameAt(std::size_t i) const
+    {
+        return {m_arena.data() + m_fields[i].nameOff, m_fields[i].nameLen};
+    }
+    Value valueAt(std::size_t i) const;
+
+    /// Index of the field with exactly this path, or -1.
+    int indexOf(std::string_view path) const;
+    /// The value at path; Null when missing (use has() to tell missing from null).
+    Value get(std::string_view path) const;
+    bool has(std::string_view path) const { return indexOf(path) >= 0 || hasObject(path); }
+    /// True when some field lives under "path." (path names a nested object).
+    bool hasObject(std::string_view path) const;
+
+    /// Sets (or replaces) the field at path. String bytes are copied into the arena, so v may
+    /// point into this record. Setting a path removes fields nested under it.
+    void set(std::string_view path, const Value &v);
+    void setInt(std::string_view path, std::int64_t v) { set(path, Value::integer(v)); }
+    void setDouble(std::string_view path, double v) { set(path, Value::number(v)); }
+    void setString(std::string_view path, std::string_view v) { set(path, Value::string(v)); }
+    void setBool(std::string_view path, bool v) { set(path, Value::boolean(v)); }
+    void setNull(std::string_view path) { set(path, Value::null()); }
+
+    /// Appends a field without checking for an existing one: for parsers and builders that know
+    /// the path is new and that fields sharing a prefix arrive together.
+    void append(std::string_view path, const Value &v);
+    /// Copies all of other's fields under "prefix." (an empty record becomes `prefix: {}`).
+    void appendNested(std::string_view prefix, const Record &other);
+    /// Removes the field at path and everything nested under it. Returns whether any existed.
+    bool remove(std::string_view path);
+    /// Keeps only the listed paths (and what is nested under them), in their current order.
+    void keepOnly(const std::vector<std::string> &paths);
+
+    void clear()
+    {
+        m_fields.clear();
+        m_arena.clear();
+        time = kMinTime;
+        partition = 0;
+    }
+    void reserve(std::size_t fields, std::size_t bytes)
+    {
+        m_fields.reserve(fields);
+        m_arena.reserve(bytes);
+    }
+    /// Approximate heap bytes held, for state_bytes accounting.
+    std::size_t byteSize() const
+    {
+        return sizeof(Record) + m_fields.size() * sizeof(Field) + m_arena.size();
+    }
+
+    bool operator==(const Record &o) const;
+
+private:
+    std::uint32_t addBytes(std::string_view bytes);
+    void insertGrouped(Field f, std::string_view path);
+
+    std::vector<Field> m_fields;
+    std::string m_arena;
+};
+
+} // namespace tideline

@@ -1,0 +1,30 @@
+#pragma once
+// Validation of a PipelineSpec against the catalog and the contract's graph rules.
+// Every problem is reported at once; errors make the pipeline invalid (runner exit 2),
+// warnings are pitfalls (`--validate` prints them, the designer lists them).
+
+#include <tideline/engine/spec.hpp>
+
+#include <vector>
+
+namespace tideline {
+
+/// Errors and warnings, errors first within each node, nodes in file order.
+std::vector<Diagnostic> validate(const PipelineSpec &spec);
+
+/// Would adding this edge be accepted? Returns "" or the reason it is refused (wrong
+/// direction, unknown port, input already connected, cycle). Used by the designer while
+/// dragging a connection.
+std::string checkNewEdge(const PipelineSpec &spec, const EdgeSpec &edge);
+
+/// Per-kind semantic checks live next to their operators; they add to `out`.
+struct NodeValidationContext
+{
+    const PipelineSpec &spec;
+    int nodeIndex;
+    std::vector<Diagnostic> &out;
+    void error(const std::string &param, const std::string &message, int column = -1) const;
+    void warning(const std::string &param, const std::string &message) const;
+};
+
+} // namespace tideline

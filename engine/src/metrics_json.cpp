@@ -1,0 +1,51 @@
+#include <tideline/engine/metrics_json.hpp>
+#include <tideline/engine/spec.hpp>
+
+namespace tideline {
+
+namespace {
+Json optionalTime(const std::optional<std::int64_t> &t)
+{
+    return t ? Json(*t) : Json(nullptr);
+}
+} // namespace
+
+std::string nodeMetricsLine(const observe::NodeMetrics &m, std::int64_t tMs)
+{
+    Json j = Json::object();
+    j["node"] = m.node;
+    j["t_ms"] = tMs;
+    j["records_in"] = m.recordsIn;
+    j["records_out"] = m.recordsOut;
+    j["late"] = m.late;
+    j["errors"] = m.errors;
+    j["duplicates_dropped"] = m.duplicatesDropped;
+    j["watermark"] = optionalTime(m.watermark);
+    j["max_event_time"] = optionalTime(m.maxEventTime);
+    j["state_entries"] = m.stateEntries;
+    j["state_bytes"] = m.stateBytes;
+    j["open_windows"] = m.openWindows;
+    return j.dump();
+}
+
+std::string runMetricsLine(const observe::MetricsSnapshot &s)
+{
+    Json j = Json::object();
+    j["node"] = "*";
+    j["t_ms"] = s.takenAtMs;
+    j["processing_ms"] = s.takenAtMs - s.startedAtMs;
+    j["events_per_s"] = s.eventsPerSecond;
+    j["records_read"] = s.recordsRead;
+    if (s.lastCheckpoint) {
+        const auto &c = *s.lastCheckpoint;
+        j["checkpoint"] = Json{{"id", c.id}, {"status", c.status}, {"duration_ms", c.durationMs},
+                               {"bytes", c.bytes}, {"time", c.timeMs}};
+        if (!c.failureCause.empty())
+            j["checkpoint"]["failure_cause"] = c.failureCause;
+    } else {
+        j["checkpoint"] = nullptr;
+    }
+    return j.dump();
+}
+
+} // namespace tideline

@@ -1,0 +1,153 @@
+// source.file: JSON lines or CSV, read in file order. Malformed lines go to `errors` with the
+// file and line; blank lines are skipped. Position (byte offset + line) is the checkpoint.
+
+#include "operators/operators.hpp"
+#include "operators/sources/line_reader.hpp"
+#include "operators/sources/pacer.hpp"
+
+#include <tideline/engine/record_json.hpp>
+
+namespace tideline {
+
+namespace {
+
+class FileSource final : public SourceOperator
+{
+public:
+    explicit FileSource(const OperatorContext &ctx)
+        : m_path(ctx.path(ctx.spec.params.value("path", std::string())))
+        , m_displayPath(ctx.spec.params.value("path", std::string()))
+        , m_csv(ctx.spec.params.value("format", std::string("jsonl")) == "csv")
+        , m_pacer(ctx.spec.params.value("pace", Json::object()), ctx.clock)
+    {
+        Json pace = ctx.spec.params.value("pace", Json::object());
+        m_paceTimeField = pace.value("time_field", std::string());
+    }
+
+    void open() override
+    {
+        std::string err = m_reader.open(m_path, m_parser.limits().maxBytes);
+        if (!err.empty())
+            throw ConfigError("params.path: cannot open " + m_path + ": " + err
+                              + " (relative paths resolve against the pipeline file's folder)");
+        if (m_csv)
+            readHeader();
+    }
+
+    Poll poll(Output &out, int maxRecords) override
+    {
+        int n = m_pacer.allowance(maxRecords);
+        if (n == 0)
+            return Poll::Waiting;
+        int produced = 0;
+        std::string_view line;
+        std::uint64_t fullLength = 0;
+        while (produced < n) {
+            if (m_heldBack) {
+                if (!m_pacer.dueAt(m_held.get(m_paceTimeField).i))
+                    return produced ? Poll::Produced : Poll::Waiting;
+                m_heldBack = false;
+                out.emit(0, std::move(m_held));
+                ++produced;
+                m_pacer.emitted();
+                continue;
+            }
+            auto r = m_reader.next(line, fullLength);
+            if (r == LineReader::Result::End) {
+                if (!m_reader.error().empty())
+                    throw std::runtime_error("reading " + m_path + ": " + m_reader.error());
+                break;
+            }
+            if (r == LineReader::Result::TooLong) {
+                out.emitError("record_too_large", Record{}, kMinTime, line,
+                              where() + " (" + std::to_string(fullLength) + " bytes, limit "
+                                  + std::to_string(m_parser.limits().maxBytes) + ")");
+                ++produced;
+                continue;
+            }
+            if (isBlank(line))
+                continue;
+            Record rec;
+            bool ok = m_csv ? m_csvReader.parse(line, rec, m_error) : m_parser.parse(line, rec, m_error);
+            if (!ok) {
+                out.emitError(m_error, Record{}, kMinTime, line, where());
+                ++produced;
+                continue;
+            }
+            if (m_pacer.bySpeed() && !m_paceTimeField.empty()
+                && !m_pacer.dueAt(rec.get(m_paceTimeField).i)) {
+                m_held = std::move(rec);
+                m_heldBack = true;
+                return produced ? Poll::Produced : Poll::Waiting;
+            }
+            out.emit(0, std::move(rec));
+            ++produced;
+            m_pacer.emitted();
+        }
+        return produced ? Poll::Produced : Poll::Finished;
+    }
+
+    void snapshotState(StateWriter &w) const override
+    {
+        w.u64(m_reader.offset());
+        w.u64(m_reader.lineNumber());
+        w.u8(m_heldBack ? 1 : 0);
+        if (m_heldBack)
+            w.record(m_held);
+    }
+    void restoreState(StateReader &r) override
+    {
+        std::uint64_t offset = r.u64();
+        std::uint64_t line = r.u64();
+        m_heldBack = r.u8() != 0;
+        if (m_heldBack)
+            r.record(m_held);
+        if (!r.failed() && !m_reader.seek(offset, line))
+            throw std::runtime_error("cannot seek " + m_path + " to byte " + std::to_string(offset));
+    }
+    std::string stateFingerprint() const override { return "file/" + m_displayPath; }
+
+private:
+    static bool isBlank(std::string_view line)
+    {
+        for (char c : line)
+            if (c != ' ' && c != '\t' && c != '\r')
+                return false;
+        return true;
+    }
+    std::string where() const
+    {
+        return m_displayPath + ":" + std::to_string(m_reader.lineNumber());
+    }
+    void readHeader()
+    {
+        std::string_view line;
+        std::uint64_t len = 0;
+        auto r = m_reader.next(line, len);
+        std::string err;
+        if (r != LineReader::Result::Line || !m_csvReader.setHeader(line, err))
+            throw ConfigError("params.path: " + m_path + " has no usable CSV header line"
+                              + (err.empty() ? "" : ": " + err));
+    }
+
+    std::string m_path;
+    std::string m_displayPath;
+    bool m_csv;
+    Pacer m_pacer;
+    std::string m_paceTimeField;
+    LineReader m_reader;
+    RecordParser m_parser;
+    CsvReader m_csvReader;
+    std::string m_error;
+    Record m_held;
+    bool m_heldBack = false;
+};
+
+} // namespace
+
+std::unique_ptr<Operator> makeFileSource(const OperatorContext &ctx)
+{
+    return std::make_unique<FileSource>(ctx);
+}
+
+} // namespace tideline

@@ -1,0 +1,217 @@
+// source.generator: synthetic events with controllable disorder.
+//
+// Every random decision about event i comes from a hash of (seed, i, purpose), so the output
+// is a pure function of the params: identical seed, identical output, and a checkpoint needs
+// only the position plus the events already scheduled but not yet emitted.
+//
+// Disorder model: event i has a true event time base(i) = start + i*1000/rate. It is emitted at
+// "arrival time" base(i) + delay, where delay is uniform in [0, max_delay_ms], plus late_by_ms
+// for a late_fraction of events. A duplicate_fraction of events arrive a second time, 1..1000 ms
+// after the first. Emission follows arrival time, which is what makes the stream disordered.
+
+#include "operators/operators.hpp"
+#include "operators/sources/pacer.hpp"
+
+#include <queue>
+
+namespace tideline {
+
+namespace {
+
+std::uint64_t mix(std::uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+double unit(std::uint64_t h) { return static_cast<double>(h >> 11) * 0x1.0p-53; }
+
+class GeneratorSource final : public SourceOperator
+{
+public:
+    explicit GeneratorSource(const OperatorContext &ctx)
+        : m_pacer(ctx.spec.params.value("pace", Json::object()), ctx.clock)
+    {
+        const Json &p = ctx.spec.params;
+        m_count = p.value("count", 1000LL);
+        m_rate = p.value("rate_per_s", 1000.0);
+        m_keys = std::max<long long>(1, p.value("keys", 100LL));
+        m_seed = static_cast<std::uint64_t>(p.value("seed", 1LL));
+        m_start = p.value("start_time", 1700000000000LL);
+        m_partitions = static_cast<int>(p.value("partitions", 1LL));
+        Json d = p.value("disorder", Json::object());
+        m_maxDelay = d.value("max_delay_ms", 0LL);
+        m_lateFraction = d.value("late_fraction", 0.0);
+        m_lateBy = d.value("late_by_ms", 0LL);
+        m_dupFraction = d.value("duplicate_fraction", 0.0);
+        int idle = static_cast<int>(d.value("idle_partitions", 0LL));
+        m_activePartitions = std::max(1, m_partitions - idle);
+        m_ordered = m_maxDelay == 0 && m_lateFraction == 0 && m_dupFraction == 0;
+    }
+
+    int partitions() const override { return m_partitions; }
+
+    Poll poll(Output &out, int maxRecords) override
+    {
+        int n = m_pacer.allowance(maxRecords);
+        if (n == 0)
+            return Poll::Waiting;
+        int emitted = 0;
+        while (emitted < n) {
+            if (m_ordered) {
+                if (m_count > 0 && m_next >= m_count)
+                    break;
+                Record r = make(m_next);
+                if (m_pacer.bySpeed() && !m_pacer.dueAt(r.get("event_time").i))
+                    return emitted ? Poll::Produced : Poll::Waiting;
+                ++m_next;
+                out.emit(0, std::move(r));
+            } else {
+                refill();
+                if (m_heap.empty())
+                    break;
+                if (m_pacer.bySpeed() && !m_pacer.dueAt(m_heap.top().rec.get("event_time").i))
+                    return emitted ? Poll::Produced : Poll::Waiting;
+                Record r = std::move(const_cast<Pending &>(m_heap.top()).rec);
+                m_heap.pop();
+                out.emit(0, std::move(r));
+            }
+            ++emitted;
+            m_pacer.emitted();
+        }
+        if (emitted > 0)
+            return Poll::Produced;
+        return Poll::Finished;
+    }
+
+    void reportMetrics(observe::NodeMetrics &m) const override
+    {
+        m.stateEntries = static_cast<std::int64_t>(m_heap.size());
+    }
+
+    void snapshotState(StateWriter &w) const override
+    {
+        w.i64(m_next);
+        auto copy = m_heap;
+        w.u64(copy.size());
+        while (!copy.empty()) {
+            w.i64(copy.top().arrival);
+            w.u64(copy.top().seq);
+            w.record(copy.top().rec);
+            copy.pop();
+        }
+    }
+    void restoreState(StateReader &r) override
+    {
+        m_next = r.i64();
+        m_heap = {};
+        std::uint64_t n = r.u64();
+        for (std::uint64_t i = 0; i < n && !r.failed(); ++i) {
+            Pending p;
+            p.arrival = r.i64();
+            p.seq = r.u64();
+            r.record(p.rec);
+            m_heap.push(std::move(p));
+        }
+    }
+    std::string stateFingerprint() const override
+    {
+        return "generator/" + std::to_string(m_seed) + "/" + std::to_string(m_count);
+    }
+
+private:
+    struct Pending
+    {
+        Timestamp arrival;
+        std::uint64_t seq;
+        Record rec;
+        bool operator>(const Pending &o) const
+        {
+            return arrival != o.arrival ? arrival > o.arrival : seq > o.seq;
+        }
+    };
+
+    Timestamp baseTime(long long i) const
+    {
+        return m_start + static_cast<Timestamp>(static_cast<double>(i) * 1000.0 / m_rate);
+    }
+
+    Record make(long long i) const
+    {
+        std::uint64_t h = mix(m_seed * 0x100000001b3ULL ^ static_cast<std::uint64_t>(i));
+        Record r;
+        r.reserve(5, 48);
+        r.append("event_id", Value::integer(i + 1));
+        r.append("user_id", Value::integer(static_cast<std::int64_t>(h % static_cast<std::uint64_t>(m_keys))));
+        r.append("value", Value::integer(static_cast<std::int64_t>((h >> 32) % 100) + 1));
+        r.append("event_time", Value::integer(baseTime(i)));
+        int part = static_cast<int>(static_cast<std::uint64_t>(i) % static_cast<std::uint64_t>(m_activePartitions));
+        r.append("partition", Value::integer(part));
+        r.partition = static_cast<std::uint32_t>(part);
+        return r;
+    }
+
+    /// Schedules events until the earliest pending arrival cannot be overtaken by a future event
+    /// (future events arrive no earlier than their base time, which only grows with i).
+    void refill()
+    {
+        while (m_count == 0 || m_next < m_count) {
+            if (!m_heap.empty() && baseTime(m_next) > m_heap.top().arrival)
+                return;
+            long long i = m_next++;
+            std::uint64_t h = mix(m_seed ^ mix(static_cast<std::uint64_t>(i) + 0x51ed27));
+            Timestamp delay = m_maxDelay > 0 ? static_cast<Timestamp>(h % static_cast<std::uint64_t>(m_maxDelay + 1)) : 0;
+            if (m_lateFraction > 0 && unit(mix(h + 1)) < m_lateFraction)
+                delay += m_lateBy;
+            Record r = make(i);
+            Timestamp arrival = baseTime(i) + delay;
+            if (m_dupFraction > 0 && unit(mix(h + 2)) < m_dupFraction) {
+                Timestamp later = arrival + 1 + static_cast<Timestamp>(mix(h + 3) % 1000);
+                m_heap.push({later, static_cast<std::uint64_t>(i) * 2 + 1, r});
+            }
+            m_heap.push({arrival, static_cast<std::uint64_t>(i) * 2, std::move(r)});
+        }
+    }
+
+    Pacer m_pacer;
+    long long m_count = 0;
+    double m_rate = 1000;
+    long long m_keys = 100;
+    std::uint64_t m_seed = 1;
+    Timestamp m_start = 0;
+    int m_partitions = 1;
+    int m_activePartitions = 1;
+    long long m_maxDelay = 0;
+    double m_lateFraction = 0;
+    long long m_lateBy = 0;
+    double m_dupFraction = 0;
+    bool m_ordered = true;
+    long long m_next = 0;
+    std::priority_queue<Pending, std::vector<Pending>, std::greater<>> m_heap;
+};
+
+} // namespace
+
+std::unique_ptr<Operator> makeGeneratorSource(const OperatorContext &ctx)
+{
+    return std::make_unique<GeneratorSource>(ctx);
+}
+
+void validateGenerator(const NodeValidationContext &ctx)
+{
+    const Json &p = ctx.spec.nodes[static_cast<std::size_t>(ctx.nodeIndex)].params;
+    Json d = p.value("disorder", Json::object());
+    long long partitions = p.value("partitions", 1LL);
+    long long idle = d.value("idle_partitions", 0LL);
+    if (idle >= partitions)
+        ctx.error("disorder.idle_partitions",
+                  "must be less than partitions (" + std::to_string(partitions)
+                      + "): at least one partition has to produce events");
+    if (d.value("late_fraction", 0.0) > 0 && d.value("late_by_ms", 0LL) == 0)
+        ctx.warning("disorder.late_by_ms",
+                    "late_fraction is set but late_by_ms is 0, so no event is actually late");
+}
+
+} // namespace tideline

@@ -1,0 +1,131 @@
+#include "operators/sources/line_reader.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace tideline {
+
+LineReader::~LineReader()
+{
+    if (m_fd >= 0)
+        ::close(m_fd);
+}
+
+std::string LineReader::open(const std::string &path, std::size_t maxLine)
+{
+    m_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (m_fd < 0)
+        return std::strerror(errno);
+    m_maxLine = maxLine;
+    m_buf.resize(std::max<std::size_t>(4u << 20, maxLine + 1));
+    return {};
+}
+
+bool LineReader::seek(std::uint64_t offset, std::uint64_t lineNumber)
+{
+    if (::lseek(m_fd, static_cast<off_t>(offset), SEEK_SET) < 0)
+        return false;
+    m_begin = m_end = 0;
+    m_eof = false;
+    m_offset = offset;
+    m_lineNumber = lineNumber;
+    return true;
+}
+
+bool LineReader::fill()
+{
+    if (m_eof)
+        return false;
+    if (m_begin > 0) {
+        std::memmove(m_buf.data(), m_buf.data() + m_begin, m_end - m_begin);
+        m_end -= m_begin;
+        m_begin = 0;
+    }
+    if (m_end == m_buf.size())
+        return false;
+    ssize_t n;
+    do {
+        n = ::read(m_fd, m_buf.data() + m_end, m_buf.size() - m_end);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0) {
+        m_error = std::strerror(errno);
+        m_eof = true;
+        return false;
+    }
+    if (n == 0) {
+        m_eof = true;
+        return false;
+    }
+    m_end += static_cast<std::size_t>(n);
+    return true;
+}
+
+LineReader::Result LineReader::next(std::string_view &line, std::uint64_t &fullLength)
+{
+    std::size_t scanFrom = m_begin;
+    while (true) {
+        const char *start = m_buf.data() + m_begin;
+        const void *nl = std::memchr(m_buf.data() + scanFrom, '\n', m_end - scanFrom);
+        if (nl) {
+            auto len = static_cast<std::size_t>(static_cast<const char *>(nl) - start);
+            line = std::string_view(start, len);
+            m_begin += len + 1;
+            m_offset += len + 1;
+            ++m_lineNumber;
+            fullLength = len;
+            if (len > m_maxLine) {
+                m_head.assign(start, 4096);
+                line = m_head;
+                return Result::TooLong;
+            }
+            return Result::Line;
+        }
+        if (m_end - m_begin > m_maxLine) {
+            // Over-long line: keep its head, skip to the next newline without buffering it.
+            m_head.assign(start, 4096);
+            std::uint64_t len = m_end - m_begin;
+            m_begin = m_end;
+            while (true) {
+                if (!fill()) {
+                    break;
+                }
+                const void *p = std::memchr(m_buf.data() + m_begin, '\n', m_end - m_begin);
+                if (p) {
+                    auto more = static_cast<std::size_t>(static_cast<const char *>(p) - (m_buf.data() + m_begin));
+                    len += more;
+                    m_begin += more + 1;
+                    m_offset += len + 1;
+                    ++m_lineNumber;
+                    fullLength = len;
+                    line = m_head;
+                    return Result::TooLong;
+                }
+                len += m_end - m_begin;
+                m_begin = m_end;
+            }
+            m_offset += len;
+            ++m_lineNumber;
+            fullLength = len;
+            line = m_head;
+            return Result::TooLong;
+        }
+        std::size_t have = m_end - m_begin;
+        if (!fill()) {
+            if (m_end > m_begin) {
+                // Last line without a trailing newline.
+                line = std::string_view(m_buf.data() + m_begin, m_end - m_begin);
+                m_offset += m_end - m_begin;
+                m_begin = m_end;
+                ++m_lineNumber;
+                fullLength = line.size();
+                return Result::Line;
+            }
+            return Result::End;
+        }
+        scanFrom = m_begin + have;
+    }
+}
+
+} // namespace tideline

@@ -1,0 +1,44 @@
+#pragma once
+// LineReader: fast buffered reading of text lines with a hard length limit.
+// A line longer than the limit is not accumulated: the reader keeps its first bytes (for the
+// error record) and skips the rest, so a 10 MiB line costs no more memory than the limit.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace tideline {
+
+class LineReader
+{
+public:
+    ~LineReader();
+    /// Opens the file; returns "" or the OS error.
+    std::string open(const std::string &path, std::size_t maxLine);
+    /// Positions the reader at a byte offset and line number (checkpoint restore).
+    bool seek(std::uint64_t offset, std::uint64_t lineNumber);
+
+    enum class Result { Line, TooLong, End };
+    /// The next line without its newline. For TooLong, `line` holds the first bytes and
+    /// `fullLength` the real length.
+    Result next(std::string_view &line, std::uint64_t &fullLength);
+
+    std::uint64_t lineNumber() const { return m_lineNumber; }
+    /// Byte offset of the start of the next line.
+    std::uint64_t offset() const { return m_offset; }
+    std::string error() const { return m_error; }
+
+private:
+    bool fill();
+    int m_fd = -1;
+    std::string m_buf;
+    std::size_t m_begin = 0, m_end = 0;
+    std::size_t m_maxLine = 1 << 20;
+    std::uint64_t m_offset = 0;
+    std::uint64_t m_lineNumber = 0;
+    bool m_eof = false;
+    std::string m_error;
+    std::string m_head; ///< first bytes of an over-long line
+};
+
+} // namespace tideline

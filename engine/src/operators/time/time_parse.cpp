@@ -1,0 +1,154 @@
+#include "operators/time/time_parse.hpp"
+
+#include <charconv>
+#include <cmath>
+
+namespace tideline {
+
+namespace {
+
+// Howard Hinnant's days_from_civil: days since 1970-01-01 of a proleptic Gregorian date.
+std::int64_t daysFromCivil(std::int64_t y, unsigned m, unsigned d)
+{
+    y -= m <= 2;
+    const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
+    const auto yoe = static_cast<unsigned>(y - era * 400);
+    const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
+}
+
+bool digits(std::string_view s, std::size_t pos, std::size_t n, int &out)
+{
+    if (pos + n > s.size())
+        return false;
+    int v = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        char c = s[pos + i];
+        if (c < '0' || c > '9')
+            return false;
+        v = v * 10 + (c - '0');
+    }
+    out = v;
+    return true;
+}
+
+} // namespace
+
+std::optional<Timestamp> parseIso8601(std::string_view s)
+{
+    int y, mo, d, h = 0, mi = 0, sec = 0;
+    if (!digits(s, 0, 4, y) || s.size() < 10 || s[4] != '-' || !digits(s, 5, 2, mo) || s[7] != '-'
+        || !digits(s, 8, 2, d))
+        return std::nullopt;
+    if (mo < 1 || mo > 12 || d < 1 || d > 31)
+        return std::nullopt;
+    std::size_t pos = 10;
+    std::int64_t ms = 0;
+    if (pos < s.size() && (s[pos] == 'T' || s[pos] == 't' || s[pos] == ' ')) {
+        if (!digits(s, pos + 1, 2, h) || pos + 3 >= s.size() || s[pos + 3] != ':'
+            || !digits(s, pos + 4, 2, mi))
+            return std::nullopt;
+        pos += 6;
+        if (pos < s.size() && s[pos] == ':') {
+            if (!digits(s, pos + 1, 2, sec))
+                return std::nullopt;
+            pos += 3;
+            if (pos < s.size() && (s[pos] == '.' || s[pos] == ',')) {
+                ++pos;
+                int scale = 100, frac = 0;
+                std::size_t start = pos;
+                while (pos < s.size() && s[pos] >= '0' && s[pos] <= '9') {
+                    if (scale > 0) {
+                        frac += (s[pos] - '0') * scale;
+                        scale /= 10;
+                    }
+                    ++pos;
+                }
+                if (pos == start)
+                    return std::nullopt;
+                ms = frac;
+            }
+        }
+        if (h > 23 || mi > 59 || sec > 60)
+            return std::nullopt;
+    }
+    std::int64_t offsetMin = 0;
+    if (pos < s.size()) {
+        char c = s[pos];
+        if ((c == 'Z' || c == 'z') && pos + 1 == s.size()) {
+            pos++;
+        } else if (c == '+' || c == '-') {
+            int oh = 0, om = 0;
+            if (!digits(s, pos + 1, 2, oh))
+                return std::nullopt;
+            std::size_t p2 = pos + 3;
+            if (p2 < s.size() && s[p2] == ':')
+                ++p2;
+            if (p2 < s.size() && !digits(s, p2, 2, om))
+                return std::nullopt;
+            if (p2 < s.size())
+                p2 += 2;
+            if (p2 != s.size())
+                return std::nullopt;
+            offsetMin = (oh * 60 + om) * (c == '-' ? -1 : 1);
+            pos = s.size();
+        } else {
+            return std::nullopt;
+        }
+    }
+    std::int64_t days = daysFromCivil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d));
+    std::int64_t secs = days * 86400 + h * 3600 + mi * 60 + sec - offsetMin * 60;
+    return secs * 1000 + ms;
+}
+
+std::optional<Timestamp> eventTimeOf(const Value &v, TimeFormat format, const char *&why)
+{
+    switch (format) {
+    case TimeFormat::EpochMs:
+    case TimeFormat::EpochS: {
+        double scale = format == TimeFormat::EpochS ? 1000.0 : 1.0;
+        if (v.type == ValueType::Int) {
+            if (format == TimeFormat::EpochMs)
+                return v.i;
+            if (std::abs(v.i) > 9'000'000'000'000'000LL / 1000) {
+                why = "time out of range";
+                return std::nullopt;
+            }
+            return v.i * 1000;
+        }
+        if (v.type == ValueType::Double) {
+            double t = std::floor(v.d * scale);
+            if (!std::isfinite(t) || std::abs(t) > 9.0e18) {
+                why = "time out of range";
+                return std::nullopt;
+            }
+            return static_cast<Timestamp>(t);
+        }
+        if (v.type == ValueType::String) {
+            // Numbers sent as strings ("1700000000000") are common in CSV and Kafka payloads.
+            std::int64_t x = 0;
+            auto r = std::from_chars(v.s.data(), v.s.data() + v.s.size(), x);
+            if (r.ec == std::errc() && r.ptr == v.s.data() + v.s.size())
+                return format == TimeFormat::EpochS ? x * 1000 : x;
+            why = "time field is a string that is not a number; set time_format to iso8601 if it is a date";
+            return std::nullopt;
+        }
+        why = v.isNull() ? "time field is null" : "time field is not a number";
+        return std::nullopt;
+    }
+    case TimeFormat::Iso8601:
+        if (v.type != ValueType::String) {
+            why = "time field is not an ISO-8601 string";
+            return std::nullopt;
+        }
+        if (auto t = parseIso8601(v.s))
+            return t;
+        why = "time field is not a valid ISO-8601 date-time";
+        return std::nullopt;
+    }
+    why = "unknown time format";
+    return std::nullopt;
+}
+
+} // namespace tideline

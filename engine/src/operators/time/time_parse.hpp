@@ -1,0 +1,19 @@
+#pragma once
+// Parsing event times from record fields (epoch_ms, epoch_s, iso8601).
+
+#include <tideline/engine/record.hpp>
+
+#include <optional>
+#include <string_view>
+
+namespace tideline {
+
+enum class TimeFormat { EpochMs, EpochS, Iso8601 };
+
+/// ISO-8601 date-time: YYYY-MM-DD[T ]HH:MM[:SS[.fff]][Z|±HH[:MM]] (no zone = UTC).
+std::optional<Timestamp> parseIso8601(std::string_view s);
+
+/// The event time of a field value, or nullopt with `why` set.
+std::optional<Timestamp> eventTimeOf(const Value &v, TimeFormat format, const char *&why);
+
+} // namespace tideline

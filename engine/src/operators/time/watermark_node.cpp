@@ -1,0 +1,202 @@
+// watermark: assigns event time and generates the watermark (bounded out-of-orderness).
+//
+// Per source partition p: maxTs_p = largest event time seen, W_p = maxTs_p - d - 1 (Flink's
+// BoundedOutOfOrderness; the -1 makes a record exactly d behind the max still on time).
+// The node's W = min over partitions that are not idle. A partition that produced nothing
+// for idle_timeout_ms of processing time is idle until its next record. W never decreases.
+
+#include "operators/operators.hpp"
+#include "operators/time/time_parse.hpp"
+
+#include <algorithm>
+
+namespace tideline {
+
+namespace {
+
+class WatermarkNode final : public Operator
+{
+public:
+    explicit WatermarkNode(const OperatorContext &ctx)
+        : m_timeField(ctx.spec.params.value("time_field", std::string()))
+        , m_delay(ctx.spec.params.value("max_out_of_orderness_ms", 0LL))
+        , m_idleTimeout(ctx.spec.params.value("idle_timeout_ms", 0LL))
+        , m_parts(static_cast<std::size_t>(std::max(1, ctx.upstreamPartitions)))
+        , m_clock(ctx.clock)
+    {
+        std::string f = ctx.spec.params.value("time_format", std::string("epoch_ms"));
+        m_format = f == "epoch_s" ? TimeFormat::EpochS : f == "iso8601" ? TimeFormat::Iso8601 : TimeFormat::EpochMs;
+    }
+
+    void open() override
+    {
+        std::int64_t now = m_clock.nowMs();
+        m_lastNow = now;
+        for (auto &p : m_parts)
+            p.lastActivityMs = now;
+    }
+
+    void processRecord(int, Record &&rec, Output &out) override
+    {
+        int idx = rec.indexOf(m_timeField);
+        if (idx < 0) {
+            out.emitError("missing time field `" + m_timeField + "`", std::move(rec), m_w);
+            return;
+        }
+        const char *why = "";
+        auto t = eventTimeOf(rec.valueAt(static_cast<std::size_t>(idx)), m_format, why);
+        if (!t) {
+            out.emitError(std::string(why) + " (`" + m_timeField + "`)", std::move(rec), m_w);
+            return;
+        }
+        rec.time = *t;
+        Partition &p = m_parts[rec.partition < m_parts.size() ? rec.partition : 0];
+        p.lastActivityMs = m_lastNow;
+        bool wasIdle = p.idle;
+        p.idle = false;
+        out.emit(0, std::move(rec));
+        if (*t > p.maxTs) {
+            p.maxTs = *t;
+            p.w = satSub(satSub(*t, m_delay), 1);
+        }
+        if (wasIdle && m_allIdle) {
+            m_allIdle = false;
+            out.emitIdle(false);
+        }
+        advance(out);
+    }
+
+    void processWatermark(Timestamp w, Output &out) override
+    {
+        if (w == kMaxTime) {
+            m_w = kMaxTime;
+            out.emitWatermark(kMaxTime);
+        }
+    }
+
+    void onTick(std::int64_t now, Output &out) override
+    {
+        m_lastNow = now;
+        if (m_idleTimeout <= 0 || m_w == kMaxTime)
+            return;
+        bool changed = false;
+        for (auto &p : m_parts) {
+            if (!p.idle && now - p.lastActivityMs >= m_idleTimeout) {
+                p.idle = true;
+                p.idleSinceMs = now;
+                changed = true;
+            }
+        }
+        if (!changed)
+            return;
+        bool all = std::all_of(m_parts.begin(), m_parts.end(), [](const Partition &p) { return p.idle; });
+        if (all && !m_allIdle) {
+            m_allIdle = true;
+            out.emitIdle(true);
+        }
+        advance(out);
+    }
+
+    void reportMetrics(observe::NodeMetrics &m) const override
+    {
+        m.inputs.clear();
+        for (std::size_t i = 0; i < m_parts.size(); ++i) {
+            const Partition &p = m_parts[i];
+            observe::InputWatermark iw;
+            iw.name = "partition " + std::to_string(i);
+            if (p.w != kMinTime)
+                iw.watermark = p.w;
+            iw.idle = p.idle;
+            iw.idleSinceMs = p.idle ? p.idleSinceMs : 0;
+            iw.lastActivityMs = p.lastActivityMs;
+            m.inputs.push_back(iw);
+        }
+    }
+
+    void snapshotState(StateWriter &w) const override
+    {
+        w.i64(m_w);
+        w.u64(m_parts.size());
+        for (const auto &p : m_parts) {
+            w.i64(p.maxTs);
+            w.i64(p.w);
+        }
+    }
+    void restoreState(StateReader &r) override
+    {
+        m_w = r.i64();
+        std::uint64_t n = r.u64();
+        for (std::uint64_t i = 0; i < n && !r.failed(); ++i) {
+            Timestamp maxTs = r.i64(), w = r.i64();
+            if (i < m_parts.size()) {
+                m_parts[i].maxTs = maxTs;
+                m_parts[i].w = w;
+            }
+        }
+        m_restored = true;
+    }
+    std::string stateFingerprint() const override
+    {
+        return "watermark/" + m_timeField + "/" + std::to_string(m_delay);
+    }
+
+private:
+    struct Partition
+    {
+        Timestamp maxTs = kMinTime;
+        Timestamp w = kMinTime;
+        bool idle = false;
+        std::int64_t idleSinceMs = 0;
+        std::int64_t lastActivityMs = 0;
+    };
+
+    void advance(Output &out)
+    {
+        if (m_restored && m_w != kMinTime) {
+            // After a restore the emitted watermark is known; republish it once.
+            m_restored = false;
+            out.emitWatermark(m_w);
+        }
+        Timestamp w = kMaxTime;
+        bool any = false;
+        for (const auto &p : m_parts) {
+            if (p.idle)
+                continue;
+            any = true;
+            w = std::min(w, p.w);
+            if (w == kMinTime)
+                break;
+        }
+        if (!any || w <= m_w)
+            return;
+        m_w = w;
+        out.emitWatermark(w);
+    }
+
+    std::string m_timeField;
+    TimeFormat m_format = TimeFormat::EpochMs;
+    Timestamp m_delay;
+    std::int64_t m_idleTimeout;
+    std::vector<Partition> m_parts;
+    Clock &m_clock;
+    Timestamp m_w = kMinTime;
+    bool m_allIdle = false;
+    bool m_restored = false;
+    std::int64_t m_lastNow = 0;
+};
+
+} // namespace
+
+std::unique_ptr<Operator> makeWatermark(const OperatorContext &ctx)
+{
+    return std::make_unique<WatermarkNode>(ctx);
+}
+
+void validateWatermark(const NodeValidationContext &ctx)
+{
+    const Json &p = ctx.spec.nodes[static_cast<std::size_t>(ctx.nodeIndex)].params;
+    if (p.value("time_field", std::string()).empty())
+        ctx.error("time_field", "must name the field that holds the event time, e.g. \"event_time\"");
+}
+
+} // namespace tideline

@@ -1,0 +1,524 @@
+#include "runtime/runtime.hpp"
+
+#include "operators/operators.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace tideline {
+
+// --- Output: thin forwarding to the runtime (kept inline-cheap) ---
+
+void Output::emit(int port, Record &&record) { m_rt->emit(m_node, port, std::move(record)); }
+void Output::emitLate(std::string_view reason, Record &&record, Timestamp watermark)
+{
+    m_rt->emitWrapped(m_node, PortRole::Late, reason, std::move(record), watermark, {}, {});
+}
+void Output::emitError(std::string_view reason, Record &&record, Timestamp watermark,
+                       std::string_view raw, std::string_view where)
+{
+    m_rt->emitWrapped(m_node, PortRole::Errors, reason, std::move(record), watermark, raw, where);
+}
+void Output::emitWatermark(Timestamp w) { m_rt->emitWatermark(m_node, w); }
+void Output::emitIdle(bool idle) { m_rt->emitIdle(m_node, idle); }
+bool Output::connected(int port) const { return m_rt->connected(m_node, port); }
+
+// --- OperatorContext ---
+
+std::string OperatorContext::resolve(const std::string &value) const
+{
+    std::string out;
+    std::size_t pos = 0;
+    while (true) {
+        std::size_t start = value.find("${", pos);
+        if (start == std::string::npos) {
+            out += value.substr(pos);
+            return out;
+        }
+        std::size_t end = value.find('}', start);
+        if (end == std::string::npos) {
+            out += value.substr(pos);
+            return out;
+        }
+        out += value.substr(pos, start - pos);
+        std::string ref = value.substr(start + 2, end - start - 2);
+        if (ref.rfind("env:", 0) == 0) {
+            const char *v = std::getenv(ref.substr(4).c_str());
+            if (!v)
+                throw ConfigError("environment variable " + ref.substr(4)
+                                  + " is not set (referenced as ${" + ref + "})");
+            out += v;
+        } else if (ref.rfind("file:", 0) == 0) {
+            std::ifstream in(ref.substr(5));
+            if (!in)
+                throw ConfigError("cannot read " + ref.substr(5) + " (referenced as ${" + ref
+                                  + "})");
+            std::stringstream ss;
+            ss << in.rdbuf();
+            std::string content = ss.str();
+            while (!content.empty() && (content.back() == '\n' || content.back() == '\r'))
+                content.pop_back();
+            out += content;
+        } else {
+            out += value.substr(start, end - start + 1);
+        }
+        pos = end + 1;
+    }
+}
+
+std::string OperatorContext::path(const std::string &value) const
+{
+    std::string p = resolve(value);
+    if (p.empty() || p[0] == '/')
+        return p;
+    return baseDir + "/" + p;
+}
+
+// --- Runtime ---
+
+Runtime::Runtime(const PipelineSpec &spec, JobOptions options)
+    : m_spec(spec)
+    , m_options(std::move(options))
+    , m_clock(m_options.clock ? m_options.clock : &SystemClock::instance())
+{}
+
+std::string Runtime::compile()
+{
+    const std::size_t n = m_spec.nodes.size();
+    m_nodes.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        Node &node = m_nodes[i];
+        node.spec = &m_spec.nodes[i];
+        node.kind = findNodeKind(node.spec->kind);
+        if (!node.kind)
+            return "node `" + node.spec->id + "`: unknown kind `" + node.spec->kind + "`";
+        node.outputs.resize(node.kind->outputs.size());
+        for (std::size_t p = 0; p < node.kind->outputs.size(); ++p) {
+            node.outputs[p].role = node.kind->outputs[p].role;
+            if (node.kind->outputs[p].role == PortRole::Late)
+                node.latePort = static_cast<int>(p);
+            if (node.kind->outputs[p].role == PortRole::Errors)
+                node.errorsPort = static_cast<int>(p);
+        }
+        node.metrics.node = node.spec->id;
+        node.metrics.kind = node.spec->kind;
+    }
+    auto portIndex = [](const std::vector<PortDesc> &ports, const std::string &name) {
+        for (std::size_t i = 0; i < ports.size(); ++i)
+            if (ports[i].name == name)
+                return static_cast<int>(i);
+        return -1;
+    };
+    std::vector<int> indeg(n, 0);
+    for (const auto &e : m_spec.edges) {
+        int from = m_spec.nodeIndex(e.from.node), to = m_spec.nodeIndex(e.to.node);
+        if (from < 0 || to < 0)
+            return "edge " + e.from.str() + " -> " + e.to.str() + " names a missing node";
+        Node &src = m_nodes[static_cast<std::size_t>(from)];
+        Node &dst = m_nodes[static_cast<std::size_t>(to)];
+        int op = portIndex(src.kind->outputs, e.from.port);
+        int ip = portIndex(dst.kind->inputs, e.to.port);
+        if (op < 0 || ip < 0)
+            return "edge " + e.from.str() + " -> " + e.to.str() + " names a missing port";
+        int slot = static_cast<int>(dst.inbound.size());
+        dst.inbound.push_back({from, ip});
+        src.outputs[static_cast<std::size_t>(op)].targets.push_back({to, ip, slot});
+        ++indeg[static_cast<std::size_t>(to)];
+    }
+    // Topological order, stable by file order (deterministic).
+    std::vector<int> ready;
+    for (std::size_t i = 0; i < n; ++i)
+        if (indeg[i] == 0)
+            ready.push_back(static_cast<int>(i));
+    while (!ready.empty()) {
+        auto it = std::min_element(ready.begin(), ready.end());
+        int v = *it;
+        ready.erase(it);
+        m_order.push_back(v);
+        for (const auto &route : m_nodes[static_cast<std::size_t>(v)].outputs)
+            for (const auto &t : route.targets)
+                if (--indeg[static_cast<std::size_t>(t.node)] == 0)
+                    ready.push_back(t.node);
+    }
+    if (m_order.size() != n)
+        return "the graph has a cycle";
+
+    for (int v : m_order) {
+        Node &node = m_nodes[static_cast<std::size_t>(v)];
+        int parts = 0;
+        for (const auto &in : node.inbound)
+            parts = std::max(parts, m_nodes[static_cast<std::size_t>(in.fromNode)].upstreamPartitions);
+        OperatorContext ctx{*node.spec, *node.kind, m_options.baseDir, *m_clock, std::max(parts, 1),
+                            m_options.console};
+        const KindImpl *impl = findKindImpl(node.spec->kind);
+        if (!impl)
+            return "node `" + node.spec->id + "`: kind `" + node.spec->kind
+                   + "` is not available in this build";
+        try {
+            node.op = impl->make(ctx);
+            node.op->open();
+        } catch (const std::exception &e) {
+            return "node `" + node.spec->id + "`: " + e.what();
+        }
+        node.source = node.kind->isSource ? static_cast<SourceOperator *>(node.op.get()) : nullptr;
+        node.upstreamPartitions = node.source ? node.source->partitions() : ctx.upstreamPartitions;
+        if (node.source)
+            m_sources.push_back(v);
+    }
+    return {};
+}
+
+void Runtime::deliver(const Target &t, Record &&record)
+{
+    Node &node = m_nodes[static_cast<std::size_t>(t.node)];
+    auto &m = node.metrics;
+    ++m.recordsIn;
+    if (record.time != kMinTime && (!m.maxEventTime || record.time > *m.maxEventTime))
+        m.maxEventTime = record.time;
+    Output out(*this, t.node);
+    node.op->processRecord(t.input, std::move(record), out);
+}
+
+void Runtime::emit(int nodeIdx, int port, Record &&record)
+{
+    Node &node = m_nodes[static_cast<std::size_t>(nodeIdx)];
+    PortRoute &route = node.outputs[static_cast<std::size_t>(port)];
+    switch (route.role) {
+    case PortRole::Data:
+        ++node.metrics.recordsOut;
+        // The watermark node assigns event time, so its max is known only on the way out.
+        if (record.time != kMinTime && (!node.metrics.maxEventTime || record.time > *node.metrics.maxEventTime))
+            node.metrics.maxEventTime = record.time;
+        break;
+    case PortRole::Late: ++node.metrics.late; break;
+    case PortRole::Errors: ++node.metrics.errors; break;
+    }
+    if (node.source && route.role == PortRole::Data)
+        ++m_recordsRead;
+    const auto &targets = route.targets;
+    if (targets.empty())
+        return;
+    for (std::size_t i = 0; i + 1 < targets.size(); ++i) {
+        Record copy = record;
+        deliver(targets[i], std::move(copy));
+    }
+    deliver(targets.back(), std::move(record));
+}
+
+void Runtime::emitWrapped(int nodeIdx, PortRole role, std::string_view reason, Record &&record,
+                          Timestamp watermark, std::string_view raw, std::string_view where)
+{
+    Node &node = m_nodes[static_cast<std::size_t>(nodeIdx)];
+    int port = role == PortRole::Late ? node.latePort : node.errorsPort;
+    if (port < 0) {
+        // Kinds without such a port still count what they reject.
+        (role == PortRole::Late ? node.metrics.late : node.metrics.errors) += 1;
+        return;
+    }
+    if (node.outputs[static_cast<std::size_t>(port)].targets.empty()) {
+        (role == PortRole::Late ? node.metrics.late : node.metrics.errors) += 1;
+        if (node.source && role == PortRole::Errors)
+            ++m_recordsRead;
+        return;
+    }
+    Record wrapped;
+    wrapped.reserve(record.size() + 6, 64 + reason.size() + raw.size());
+    wrapped.append("reason", Value::string(reason));
+    wrapped.append("node", Value::string(node.spec->id));
+    if (watermark == kMinTime)
+        wrapped.append("watermark", Value::null());
+    else
+        wrapped.append("watermark", Value::integer(watermark));
+    if (!record.empty())
+        wrapped.appendNested("record", record);
+    else
+        wrapped.append("record", Value::null());
+    if (!raw.empty()) {
+        constexpr std::size_t kMaxRaw = 4096;
+        wrapped.append("raw", Value::string(raw.substr(0, kMaxRaw)));
+        if (raw.size() > kMaxRaw)
+            wrapped.append("raw_bytes", Value::integer(static_cast<std::int64_t>(raw.size())));
+    }
+    if (!where.empty())
+        wrapped.append("where", Value::string(where));
+    wrapped.time = record.time;
+    if (node.source && role == PortRole::Errors)
+        ++m_recordsRead;
+    emit(nodeIdx, port, std::move(wrapped));
+}
+
+bool Runtime::connected(int nodeIdx, int port) const
+{
+    const Node &node = m_nodes[static_cast<std::size_t>(nodeIdx)];
+    return port >= 0 && static_cast<std::size_t>(port) < node.outputs.size()
+           && !node.outputs[static_cast<std::size_t>(port)].targets.empty();
+}
+
+void Runtime::emitWatermark(int nodeIdx, Timestamp w)
+{
+    Node &node = m_nodes[static_cast<std::size_t>(nodeIdx)];
+    if (w <= node.outW)
+        return;
+    node.outW = w;
+    for (const auto &route : node.outputs)
+        for (const auto &t : route.targets)
+            onInboundWatermark(t.node, t.slot, w);
+}
+
+void Runtime::onInboundWatermark(int nodeIdx, int slot, Timestamp w)
+{
+    Node &node = m_nodes[static_cast<std::size_t>(nodeIdx)];
+    Inbound &in = node.inbound[static_cast<std::size_t>(slot)];
+    if (w <= in.watermark)
+        return;
+    in.watermark = w;
+    recomputeCombined(nodeIdx);
+}
+
+void Runtime::recomputeCombined(int nodeIdx)
+{
+    Node &node = m_nodes[static_cast<std::size_t>(nodeIdx)];
+    Timestamp combined = kMaxTime;
+    bool anyActive = false;
+    for (const auto &in : node.inbound) {
+        // An input that ended (+inf) counts even when it was idle.
+        if (in.idle && in.watermark != kMaxTime)
+            continue;
+        anyActive = true;
+        combined = std::min(combined, in.watermark);
+    }
+    if (!anyActive)
+        return; // all inputs idle: hold the watermark where it is
+    if (combined > node.combinedIn) {
+        node.combinedIn = combined;
+        Output out(*this, nodeIdx);
+        node.op->processWatermark(combined, out);
+    }
+}
+
+void Runtime::emitIdle(int nodeIdx, bool idle)
+{
+    Node &node = m_nodes[static_cast<std::size_t>(nodeIdx)];
+    if (node.outIdle == idle)
+        return;
+    node.outIdle = idle;
+    for (const auto &route : node.outputs)
+        for (const auto &t : route.targets) {
+            Node &dst = m_nodes[static_cast<std::size_t>(t.node)];
+            dst.inbound[static_cast<std::size_t>(t.slot)].idle = idle;
+            bool allIdle = std::all_of(dst.inbound.begin(), dst.inbound.end(),
+                                       [](const Inbound &in) { return in.idle; });
+            // Idleness propagates: a node whose every input is idle is idle itself (Flink).
+            // The watermark node decides its own idleness from its partitions.
+            if (dst.kind->kind != "watermark")
+                emitIdle(t.node, allIdle);
+            recomputeCombined(t.node);
+        }
+}
+
+void Runtime::tick(std::int64_t now)
+{
+    m_lastTickMs = now;
+    for (int v : m_order) {
+        Output out(*this, v);
+        m_nodes[static_cast<std::size_t>(v)].op->onTick(now, out);
+    }
+    if (onLoopTick)
+        onLoopTick(now);
+    if (now - m_lastPublishMs >= 33)
+        publish(false);
+}
+
+Job::Status Runtime::runFor(std::int64_t maxRecords)
+{
+    if (m_done)
+        return m_final;
+    if (!m_opened) {
+        m_opened = true;
+        m_startMs = m_clock->nowMs();
+        m_lastTickMs = m_lastPublishMs = m_lastCallbackMs = m_startMs;
+        m_published.startedAtMs = m_startMs;
+    }
+    std::int64_t budget = maxRecords;
+    try {
+        while (budget > 0) {
+            if (stopRequested()) {
+                m_final = Job::Status::Stopped;
+                break;
+            }
+            bool produced = false;
+            bool allFinished = true;
+            for (std::size_t k = 0; k < m_sources.size() && budget > 0; ++k) {
+                int v = m_sources[(m_sourceCursor + k) % m_sources.size()];
+                Node &node = m_nodes[static_cast<std::size_t>(v)];
+                if (node.sourceFinished)
+                    continue;
+                allFinished = false;
+                std::int64_t before = m_recordsRead;
+                Output out(*this, v);
+                auto want = static_cast<int>(std::min<std::int64_t>(budget, m_options.batchSize));
+                SourceOperator::Poll r = node.source->poll(out, want);
+                budget -= std::max<std::int64_t>(m_recordsRead - before, r == SourceOperator::Poll::Produced ? 1 : 0);
+                if (r == SourceOperator::Poll::Produced)
+                    produced = true;
+                else if (r == SourceOperator::Poll::Finished) {
+                    node.sourceFinished = true;
+                    produced = true;
+                    emitWatermark(v, kMaxTime);
+                }
+            }
+            m_sourceCursor = (m_sourceCursor + 1) % std::max<std::size_t>(1, m_sources.size());
+            if (allFinished) {
+                m_final = Job::Status::Finished;
+                break;
+            }
+            std::int64_t now = m_clock->nowMs();
+            if (now != m_lastTickMs)
+                tick(now);
+            if (!produced)
+                m_clock->sleepMs(1);
+        }
+    } catch (const std::exception &e) {
+        fail(e.what());
+        m_final = Job::Status::Failed;
+    }
+    if (m_final == Job::Status::Running) {
+        publish(false);
+        return Job::Status::Running;
+    }
+    if (m_final != Job::Status::Failed) {
+        try {
+            if (onBeforeFinish)
+                onBeforeFinish(m_final);
+            finishAll();
+        } catch (const std::exception &e) {
+            fail(e.what());
+            m_final = Job::Status::Failed;
+        }
+    }
+    m_done = true;
+    publish(true);
+    return m_final;
+}
+
+void Runtime::finishAll()
+{
+    for (int v : m_order) {
+        Output out(*this, v);
+        try {
+            m_nodes[static_cast<std::size_t>(v)].op->finish(out);
+        } catch (const std::exception &e) {
+            throw std::runtime_error("node `" + m_nodes[static_cast<std::size_t>(v)].spec->id
+                                     + "`: " + e.what());
+        }
+    }
+}
+
+void Runtime::fail(const std::string &message)
+{
+    std::lock_guard lock(m_publishMutex);
+    if (m_failure.empty())
+        m_failure = message;
+}
+
+std::string Runtime::failure() const
+{
+    std::lock_guard lock(m_publishMutex);
+    return m_failure;
+}
+
+void Runtime::publish(bool final)
+{
+    std::int64_t now = m_clock->nowMs();
+    observe::MetricsSnapshot s;
+    s.takenAtMs = now;
+    s.startedAtMs = m_startMs;
+    s.recordsRead = m_recordsRead;
+    double secs = static_cast<double>(now - m_startMs) / 1000.0;
+    s.eventsPerSecond = secs > 0 ? static_cast<double>(m_recordsRead) / secs : 0;
+    s.nodes.reserve(m_nodes.size());
+    for (auto &node : m_nodes) {
+        observe::NodeMetrics m = node.metrics;
+        Timestamp w = node.kind->isSink ? node.combinedIn : node.outW;
+        if (w == kMinTime)
+            m.watermark.reset();
+        else
+            m.watermark = w;
+        if (m.inputs.empty() && !node.kind->isSource && node.kind->kind != "watermark") {
+            for (const auto &in : node.inbound) {
+                observe::InputWatermark iw;
+                iw.name = node.kind->inputs[static_cast<std::size_t>(in.input)].name + " <- "
+                          + m_nodes[static_cast<std::size_t>(in.fromNode)].spec->id;
+                if (in.watermark != kMinTime)
+                    iw.watermark = in.watermark;
+                iw.idle = in.idle;
+                m.inputs.push_back(std::move(iw));
+            }
+        }
+        if (node.op)
+            node.op->reportMetrics(m);
+        s.nodes.push_back(std::move(m));
+    }
+    if (m_done || final)
+        s.state = m_final == Job::Status::Finished  ? observe::JobState::Finished
+                  : m_final == Job::Status::Stopped ? observe::JobState::Stopped
+                  : m_final == Job::Status::Failed  ? observe::JobState::Failed
+                                                    : observe::JobState::Running;
+    else
+        s.state = observe::JobState::Running;
+    {
+        std::lock_guard lock(m_publishMutex);
+        s.failure = m_failure;
+        s.lastCheckpoint = m_published.lastCheckpoint;
+        s.checkpointHistory = m_published.checkpointHistory;
+        m_published = s;
+    }
+    m_lastPublishMs = now;
+    if (m_options.onMetrics && (final || now - m_lastCallbackMs >= m_options.metricsIntervalMs)) {
+        m_lastCallbackMs = now;
+        m_options.onMetrics(s);
+    }
+}
+
+observe::MetricsSnapshot Runtime::snapshot() const
+{
+    std::lock_guard lock(m_publishMutex);
+    return m_published;
+}
+
+// --- Job ---
+
+Job::Job() = default;
+Job::~Job() = default;
+
+std::unique_ptr<Job> Job::create(const PipelineSpec &spec, JobOptions options, std::string &error)
+{
+    std::unique_ptr<Job> job(new Job());
+    job->m_rt = std::make_unique<Runtime>(spec, std::move(options));
+    error = job->m_rt->compile();
+    if (!error.empty())
+        return nullptr;
+    job->m_rt->publish(false);
+    return job;
+}
+
+Job::Status Job::run()
+{
+    while (true) {
+        Status s = m_rt->runFor(1 << 20);
+        if (s != Status::Running)
+            return s;
+    }
+}
+Job::Status Job::runFor(std::int64_t maxRecords) { return m_rt->runFor(maxRecords); }
+void Job::requestStop() { m_rt->requestStop(); }
+bool Job::stopRequested() const { return m_rt->stopRequested(); }
+observe::MetricsSnapshot Job::snapshot() const { return m_rt->snapshot(); }
+void Job::publishMetrics() { m_rt->publish(false); }
+std::string Job::failure() const { return m_rt->failure(); }
+const PipelineSpec &Job::spec() const { return m_rt->spec(); }
+Runtime &Job::runtime() { return *m_rt; }
+
+} // namespace tideline

@@ -1,0 +1,120 @@
+#pragma once
+// Runtime: the executor behind Job. Holds the compiled DAG (operators, port routes, per-edge
+// watermarks, metrics) and runs the single loop: pull from sources, push depth-first.
+//
+// Architecture invariant: everything here runs on one thread (the loop). The only state shared
+// with other threads is the published MetricsSnapshot (under m_publishMutex) and the stop flag.
+
+#include <tideline/engine/job.hpp>
+#include <tideline/engine/operator.hpp>
+
+#include <atomic>
+#include <mutex>
+
+namespace tideline {
+
+class Runtime
+{
+public:
+    struct Target
+    {
+        int node;
+        int input; ///< input port index at the target
+        int slot;  ///< index into the target's inbound edge list
+    };
+    struct PortRoute
+    {
+        PortRole role = PortRole::Data;
+        std::vector<Target> targets;
+    };
+    struct Inbound
+    {
+        int fromNode;
+        int input;
+        Timestamp watermark = kMinTime;
+        bool idle = false;
+    };
+    struct Node
+    {
+        const NodeSpec *spec = nullptr;
+        const NodeKind *kind = nullptr;
+        std::unique_ptr<Operator> op;
+        SourceOperator *source = nullptr;
+        std::vector<PortRoute> outputs;
+        std::vector<Inbound> inbound;
+        int latePort = -1;
+        int errorsPort = -1;
+        Timestamp combinedIn = kMinTime; ///< min over non-idle inbound watermarks
+        Timestamp outW = kMinTime;
+        bool outIdle = false;
+        bool sourceFinished = false;
+        int upstreamPartitions = 1;
+        observe::NodeMetrics metrics;
+    };
+
+    Runtime(const PipelineSpec &spec, JobOptions options);
+
+    /// Builds operators in topological order. Returns "" or an error naming the node.
+    std::string compile();
+
+    Job::Status runFor(std::int64_t maxRecords);
+    void requestStop() { m_stop.store(true, std::memory_order_relaxed); }
+    bool stopRequested() const { return m_stop.load(std::memory_order_relaxed); }
+
+    // --- Output's implementation (loop thread only) ---
+    void emit(int node, int port, Record &&record);
+    void emitWrapped(int node, PortRole role, std::string_view reason, Record &&record,
+                     Timestamp watermark, std::string_view raw, std::string_view where);
+    void emitWatermark(int node, Timestamp w);
+    void emitIdle(int node, bool idle);
+    bool connected(int node, int port) const;
+
+    // --- Metrics ---
+    void publish(bool final);
+    observe::MetricsSnapshot snapshot() const;
+
+    const PipelineSpec &spec() const { return m_spec; }
+    std::vector<Node> &nodes() { return m_nodes; }
+    const std::vector<int> &topoOrder() const { return m_order; }
+    Clock &clock() { return *m_clock; }
+    const JobOptions &options() const { return m_options; }
+    std::string failure() const;
+    void fail(const std::string &message);
+    std::int64_t recordsRead() const { return m_recordsRead; }
+
+    /// Hook for checkpointing, called by the loop between records (now = clock time).
+    /// Set by the checkpoint module when settings.checkpoint is present.
+    std::function<void(std::int64_t nowMs)> onLoopTick;
+    /// Called when the run stops (finished or stopped), before sinks are finished.
+    std::function<void(Job::Status)> onBeforeFinish;
+
+private:
+    void deliver(const Target &t, Record &&record);
+    void onInboundWatermark(int node, int slot, Timestamp w);
+    void recomputeCombined(int node);
+    void finishAll();
+    void tick(std::int64_t now);
+
+    PipelineSpec m_spec;
+    JobOptions m_options;
+    Clock *m_clock;
+    std::vector<Node> m_nodes;
+    std::vector<int> m_order;
+    std::vector<int> m_sources;
+    bool m_opened = false;
+    bool m_done = false;
+    Job::Status m_final = Job::Status::Running;
+    std::int64_t m_recordsRead = 0;
+    std::int64_t m_startMs = 0;
+    std::int64_t m_lastTickMs = 0;
+    std::int64_t m_lastPublishMs = 0;
+    std::int64_t m_lastCallbackMs = 0;
+    std::size_t m_sourceCursor = 0;
+    std::atomic<bool> m_stop{false};
+
+    mutable std::mutex m_publishMutex;
+    observe::MetricsSnapshot m_published;
+    std::string m_failure;
+};
+
+} // namespace tideline

@@ -1,0 +1,599 @@
+// Validation: params against the catalog's descriptors, the graph against the contract's
+// rules (ports, single inputs, DAG, event time), and pitfall warnings.
+
+#include <tideline/engine/catalog.hpp>
+#include <tideline/engine/validate.hpp>
+
+#include "operators/operators.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <regex>
+#include <set>
+
+namespace tideline {
+
+void NodeValidationContext::error(const std::string &param, const std::string &message,
+                                  int column) const
+{
+    Diagnostic d;
+    d.nodeIndex = nodeIndex;
+    d.nodeId = spec.nodes[static_cast<std::size_t>(nodeIndex)].id;
+    d.path = "nodes[" + std::to_string(nodeIndex) + "]" + (param.empty() ? "" : ".params." + param);
+    d.param = param;
+    d.message = message;
+    d.column = column;
+    out.push_back(d);
+}
+
+void NodeValidationContext::warning(const std::string &param, const std::string &message) const
+{
+    error(param, message);
+    out.back().severity = Diagnostic::Severity::Warning;
+}
+
+namespace {
+
+bool isReference(const std::string &s)
+{
+    return s.rfind("${env:", 0) == 0 || s.rfind("${file:", 0) == 0;
+}
+
+struct ParamChecker
+{
+    const NodeValidationContext &ctx;
+
+    void check(const ParamDesc &d, const Json &v, const std::string &path) const
+    {
+        auto fail = [&](const std::string &msg) { ctx.error(path, msg); };
+        auto typeFail = [&]() {
+            std::string t = paramTypeName(d.type);
+            bool vowel = !t.empty() && std::string("aeiou").find(t[0]) != std::string::npos;
+            fail(std::string("must be ") + (t.rfind("array", 0) == 0 || t.rfind("object", 0) == 0 ? "an " : vowel ? "an " : "a ") + t + ", found " + v.dump());
+        };
+        switch (d.type) {
+        case ParamType::Int:
+            if (!v.is_number_integer()) {
+                if (v.is_number_float() && v.get<double>() == static_cast<double>(static_cast<long long>(v.get<double>())))
+                    fail("must be an integer without a fraction, found " + v.dump());
+                else
+                    typeFail();
+                return;
+            }
+            checkRange(d, v.get<double>(), path);
+            return;
+        case ParamType::Number:
+            if (!v.is_number())
+                return typeFail();
+            checkRange(d, v.get<double>(), path);
+            return;
+        case ParamType::Bool:
+            if (!v.is_boolean())
+                typeFail();
+            return;
+        case ParamType::String:
+        case ParamType::Path:
+        case ParamType::Expr:
+            if (!v.is_string())
+                return typeFail();
+            if (d.required && v.get<std::string>().empty())
+                fail("must not be empty");
+            if (d.secret && !isReference(v.get<std::string>()))
+                fail("secrets must be given as ${env:NAME} or ${file:/path}, never literally");
+            return;
+        case ParamType::Enum: {
+            if (!v.is_string())
+                return typeFail();
+            auto s = v.get<std::string>();
+            if (std::find(d.choices.begin(), d.choices.end(), s) == d.choices.end()) {
+                std::string msg = "`" + s + "` is not one of ";
+                for (std::size_t i = 0; i < d.choices.size(); ++i)
+                    msg += (i ? ", " : "") + d.choices[i];
+                auto guess = closestMatch(s, d.choices);
+                if (!guess.empty())
+                    msg += ": did you mean `" + guess + "`?";
+                fail(msg);
+            }
+            return;
+        }
+        case ParamType::StringList:
+            if (v.is_string())
+                return; // shorthand for a one-element list
+            if (!v.is_array())
+                return typeFail();
+            for (std::size_t i = 0; i < v.size(); ++i)
+                if (!v[i].is_string() || v[i].get<std::string>().empty())
+                    ctx.error(path + "[" + std::to_string(i) + "]",
+                              "must be a non-empty string (a field path), found " + v[i].dump());
+            return;
+        case ParamType::ExprMap:
+        case ParamType::StringMap:
+            if (!v.is_object())
+                return typeFail();
+            for (auto it = v.begin(); it != v.end(); ++it)
+                if (!it.value().is_string())
+                    ctx.error(path + "." + it.key(), "must be a string, found " + it.value().dump());
+            return;
+        case ParamType::Object:
+            if (!v.is_object())
+                return typeFail();
+            checkFields(d.fields, v, path);
+            return;
+        case ParamType::ObjectList:
+            if (!v.is_array())
+                return typeFail();
+            if (d.required && v.empty())
+                fail("must list at least one entry");
+            for (std::size_t i = 0; i < v.size(); ++i) {
+                std::string sub = path + "[" + std::to_string(i) + "]";
+                if (!v[i].is_object())
+                    ctx.error(sub, "must be an object, found " + v[i].dump());
+                else
+                    checkFields(d.fields, v[i], sub);
+            }
+            return;
+        }
+    }
+
+    void checkRange(const ParamDesc &d, double x, const std::string &path) const
+    {
+        auto num = [](double y) {
+            Json j = y;
+            if (y == static_cast<double>(static_cast<long long>(y)))
+                j = static_cast<long long>(y);
+            return j.dump();
+        };
+        if (d.min && x < *d.min)
+            ctx.error(path, (*d.min == 0 ? "must be >= 0" : (*d.min == 1 && d.type == ParamType::Int) ? "must be > 0" : "must be >= " + num(*d.min)) + ", found " + num(x));
+        else if (d.max && x > *d.max)
+            ctx.error(path, "must be <= " + num(*d.max) + ", found " + num(x));
+    }
+
+    void checkFields(const std::vector<ParamDesc> &descs, const Json &obj, const std::string &path) const
+    {
+        std::vector<std::string> names;
+        for (const auto &f : descs)
+            names.push_back(f.name);
+        for (auto it = obj.begin(); it != obj.end(); ++it) {
+            auto f = std::find_if(descs.begin(), descs.end(),
+                                  [&](const ParamDesc &x) { return x.name == it.key(); });
+            std::string sub = path.empty() ? it.key() : path + "." + it.key();
+            if (f == descs.end()) {
+                std::string guess = closestMatch(it.key(), names);
+                std::string msg = "unknown param `" + it.key() + "`";
+                if (!guess.empty())
+                    msg += ": did you mean `" + guess + "`?";
+                else {
+                    msg += " (valid: ";
+                    for (std::size_t i = 0; i < names.size(); ++i)
+                        msg += (i ? ", " : "") + names[i];
+                    msg += ")";
+                }
+                ctx.error(sub, msg);
+                continue;
+            }
+            check(*f, it.value(), sub);
+        }
+        for (const auto &f : descs)
+            if (f.required && !obj.contains(f.name))
+                ctx.error(path.empty() ? f.name : path + "." + f.name,
+                          "missing required param (" + f.help + ")");
+    }
+};
+
+const std::regex &idPattern()
+{
+    static const std::regex re("^[A-Za-z_][A-Za-z0-9_-]*$");
+    return re;
+}
+
+struct Graph
+{
+    const PipelineSpec &spec;
+    std::vector<const NodeKind *> kinds;
+    // adjacency over valid edges: node -> list of (edge index)
+    std::vector<std::vector<int>> out, in;
+    std::vector<bool> edgeValid;
+};
+
+} // namespace
+
+std::string checkNewEdge(const PipelineSpec &spec, const EdgeSpec &edge)
+{
+    const NodeSpec *from = spec.node(edge.from.node);
+    const NodeSpec *to = spec.node(edge.to.node);
+    if (!from)
+        return "there is no node `" + edge.from.node + "`";
+    if (!to)
+        return "there is no node `" + edge.to.node + "`";
+    const NodeKind *fk = findNodeKind(from->kind);
+    const NodeKind *tk = findNodeKind(to->kind);
+    if (!fk || !tk)
+        return "unknown node kind";
+    if (!fk->output(edge.from.port)) {
+        if (fk->input(edge.from.port))
+            return "`" + edge.from.str() + "` is an input; connect from an output port to an input port";
+        return "`" + from->id + "` (" + fk->kind + ") has no output port `" + edge.from.port + "`";
+    }
+    const PortDesc *inPort = tk->input(edge.to.port);
+    if (!inPort) {
+        if (tk->output(edge.to.port))
+            return "`" + edge.to.str() + "` is an output; connect into an input port";
+        return "`" + to->id + "` (" + tk->kind + ") has no input port `" + edge.to.port + "`";
+    }
+    if (edge.from.node == edge.to.node)
+        return "a node cannot feed itself (pipelines are acyclic)";
+    for (const auto &e : spec.edges) {
+        if (e == edge)
+            return "these ports are already connected";
+        if (!inPort->multi && e.to == edge.to)
+            return "`" + edge.to.str() + "` already has an input (from `" + e.from.str()
+                   + "`); it accepts one stream";
+    }
+    // Cycle: is `from` reachable from `to`?
+    std::vector<std::string> stack{edge.to.node};
+    std::set<std::string> seen;
+    while (!stack.empty()) {
+        std::string n = stack.back();
+        stack.pop_back();
+        if (n == edge.from.node)
+            return "this connection would create a cycle (`" + edge.to.node + "` already feeds `"
+                   + edge.from.node + "`)";
+        if (!seen.insert(n).second)
+            continue;
+        for (const auto &e : spec.edges)
+            if (e.from.node == n)
+                stack.push_back(e.to.node);
+    }
+    return {};
+}
+
+std::vector<Diagnostic> validate(const PipelineSpec &spec)
+{
+    std::vector<Diagnostic> out;
+    const std::size_t n = spec.nodes.size();
+    std::vector<const NodeKind *> kinds(n, nullptr);
+    auto fileErr = [&](const std::string &path, const std::string &msg) {
+        Diagnostic d;
+        d.path = path;
+        d.message = msg;
+        out.push_back(d);
+    };
+
+    // --- settings ---
+    {
+        const Json &s = spec.settings;
+        static const std::vector<std::string> keys{"checkpoint", "delivery", "state"};
+        for (auto it = s.begin(); it != s.end(); ++it) {
+            if (std::find(keys.begin(), keys.end(), it.key()) == keys.end()) {
+                auto guess = closestMatch(it.key(), keys);
+                fileErr("settings." + it.key(), "unknown setting `" + it.key() + "`"
+                                                   + (guess.empty() ? "" : ": did you mean `" + guess + "`?"));
+            }
+        }
+        if (s.contains("delivery") && !(s["delivery"] == "at_least_once" || s["delivery"] == "exactly_once"))
+            fileErr("settings.delivery", "must be \"at_least_once\" or \"exactly_once\"");
+        if (s.contains("state") && !(s["state"] == "memory" || s["state"] == "rocksdb"))
+            fileErr("settings.state", "must be \"memory\" or \"rocksdb\"");
+        if (s.contains("checkpoint")) {
+            const Json &c = s["checkpoint"];
+            if (!c.is_object())
+                fileErr("settings.checkpoint", "must be an object {interval_ms, dir, keep}");
+            else {
+                static const std::vector<std::string> ck{"interval_ms", "dir", "keep"};
+                for (auto it = c.begin(); it != c.end(); ++it)
+                    if (std::find(ck.begin(), ck.end(), it.key()) == ck.end()) {
+                        auto guess = closestMatch(it.key(), ck);
+                        fileErr("settings.checkpoint." + it.key(),
+                                "unknown key `" + it.key() + "`" + (guess.empty() ? "" : ": did you mean `" + guess + "`?"));
+                    }
+                if (!c.contains("interval_ms") || !c["interval_ms"].is_number_integer() || c["interval_ms"].get<long long>() <= 0)
+                    fileErr("settings.checkpoint.interval_ms", "must be an integer > 0 (milliseconds between checkpoints)");
+                if (!c.contains("dir") || !c["dir"].is_string() || c["dir"].get<std::string>().empty())
+                    fileErr("settings.checkpoint.dir", "must be a folder path for checkpoints");
+                if (c.contains("keep") && (!c["keep"].is_number_integer() || c["keep"].get<long long>() < 1))
+                    fileErr("settings.checkpoint.keep", "must be an integer >= 1");
+            }
+        }
+    }
+
+    // --- nodes: ids, kinds, params ---
+    std::map<std::string, int> firstIndex;
+    std::vector<std::string> allKinds;
+    for (const auto &k : nodeKinds())
+        allKinds.push_back(k.kind);
+    for (std::size_t i = 0; i < n; ++i) {
+        const NodeSpec &node = spec.nodes[i];
+        NodeValidationContext ctx{spec, static_cast<int>(i), out};
+        auto nodeErr = [&](const std::string &field, const std::string &msg) {
+            Diagnostic d;
+            d.nodeIndex = static_cast<int>(i);
+            d.nodeId = node.id;
+            d.path = "nodes[" + std::to_string(i) + "]." + field;
+            d.message = msg;
+            out.push_back(d);
+        };
+        if (!node.id.empty() && !std::regex_match(node.id, idPattern()))
+            nodeErr("id", "`" + node.id + "` is not a valid id: use letters, digits, _ and -, starting with a letter or _");
+        if (!node.id.empty()) {
+            auto [it, fresh] = firstIndex.emplace(node.id, static_cast<int>(i));
+            if (!fresh)
+                nodeErr("id", "duplicate id (also nodes[" + std::to_string(it->second) + "]); ids must be unique");
+        }
+        const NodeKind *kind = findNodeKind(node.kind);
+        if (!kind) {
+            if (!node.kind.empty()) {
+                auto guess = closestMatch(node.kind, allKinds);
+                nodeErr("kind", "unknown kind `" + node.kind + "`" + (guess.empty() ? "" : ": did you mean `" + guess + "`?"));
+            }
+            continue;
+        }
+        kinds[i] = kind;
+        if (!findKindImpl(kind->kind))
+            nodeErr("kind", "`" + kind->kind + "` is not available in this build");
+        ParamChecker{ctx}.checkFields(kind->params, node.params, "");
+        // Per-kind semantics only when the params have the right shape.
+        bool paramsOk = std::none_of(out.begin(), out.end(), [&](const Diagnostic &d) {
+            return d.nodeIndex == static_cast<int>(i) && d.isError();
+        });
+        if (paramsOk)
+            if (const KindImpl *impl = findKindImpl(kind->kind); impl && impl->validate)
+                impl->validate(ctx);
+    }
+
+    // --- edges ---
+    std::vector<std::vector<int>> outEdges(n), inEdges(n);
+    std::map<std::string, int> inputTaken;
+    for (std::size_t e = 0; e < spec.edges.size(); ++e) {
+        const EdgeSpec &edge = spec.edges[e];
+        std::string path = "edges[" + std::to_string(e) + "]";
+        int fi = spec.nodeIndex(edge.from.node), ti = spec.nodeIndex(edge.to.node);
+        bool ok = true;
+        if (fi < 0) {
+            fileErr(path + ".from", "dangling edge: there is no node `" + edge.from.node + "`");
+            ok = false;
+        }
+        if (ti < 0) {
+            fileErr(path + ".to", "dangling edge: there is no node `" + edge.to.node + "`");
+            ok = false;
+        }
+        if (!ok)
+            continue;
+        const NodeKind *fk = kinds[static_cast<std::size_t>(fi)];
+        const NodeKind *tk = kinds[static_cast<std::size_t>(ti)];
+        if (!fk || !tk) {
+            // A node of unknown kind is already reported; keep the edge for connectivity.
+            outEdges[static_cast<std::size_t>(fi)].push_back(static_cast<int>(e));
+            inEdges[static_cast<std::size_t>(ti)].push_back(static_cast<int>(e));
+            continue;
+        }
+        if (!fk->output(edge.from.port)) {
+            std::vector<std::string> names;
+            for (const auto &p : fk->outputs)
+                names.push_back(p.name);
+            std::string msg = fk->input(edge.from.port)
+                                  ? "`" + edge.from.str() + "` is an input port; edges go from an output to an input"
+                                  : "`" + edge.from.node + "` (" + fk->kind + ") has no output port `" + edge.from.port + "`";
+            auto guess = closestMatch(edge.from.port, names);
+            if (!guess.empty() && !fk->input(edge.from.port))
+                msg += ": did you mean `" + guess + "`?";
+            fileErr(path + ".from", msg);
+            continue;
+        }
+        const PortDesc *ip = tk->input(edge.to.port);
+        if (!ip) {
+            std::vector<std::string> names;
+            for (const auto &p : tk->inputs)
+                names.push_back(p.name);
+            std::string msg = tk->output(edge.to.port)
+                                  ? "`" + edge.to.str() + "` is an output port; edges go into an input port"
+                                  : "`" + edge.to.node + "` (" + tk->kind + ") has no input port `" + edge.to.port + "`";
+            auto guess = closestMatch(edge.to.port, names);
+            if (!guess.empty() && !tk->output(edge.to.port))
+                msg += ": did you mean `" + guess + "`?";
+            fileErr(path + ".to", msg);
+            continue;
+        }
+        if (!ip->multi) {
+            auto [it, fresh] = inputTaken.emplace(edge.to.str(), static_cast<int>(e));
+            if (!fresh) {
+                fileErr(path + ".to", "`" + edge.to.str() + "` already has an input (edges[" + std::to_string(it->second) + "]); it accepts one stream");
+                continue;
+            }
+        }
+        outEdges[static_cast<std::size_t>(fi)].push_back(static_cast<int>(e));
+        inEdges[static_cast<std::size_t>(ti)].push_back(static_cast<int>(e));
+    }
+
+    // --- cycles (Kahn) ---
+    std::vector<int> indeg(n, 0);
+    for (std::size_t i = 0; i < n; ++i)
+        indeg[i] = static_cast<int>(inEdges[i].size());
+    std::vector<int> order, ready;
+    for (std::size_t i = 0; i < n; ++i)
+        if (indeg[i] == 0)
+            ready.push_back(static_cast<int>(i));
+    while (!ready.empty()) {
+        int v = ready.back();
+        ready.pop_back();
+        order.push_back(v);
+        for (int e : outEdges[static_cast<std::size_t>(v)]) {
+            int t = spec.nodeIndex(spec.edges[static_cast<std::size_t>(e)].to.node);
+            if (--indeg[static_cast<std::size_t>(t)] == 0)
+                ready.push_back(t);
+        }
+    }
+    bool acyclic = order.size() == n;
+    if (!acyclic) {
+        std::string members;
+        for (std::size_t i = 0; i < n; ++i)
+            if (indeg[i] > 0)
+                members += (members.empty() ? "`" : ", `") + spec.nodes[i].id + "`";
+        fileErr("edges", "the graph has a cycle through " + members + "; pipelines must be acyclic");
+    }
+
+    auto nodeDiag = [&](std::size_t i, const std::string &field, const std::string &msg, bool warning) {
+        Diagnostic d;
+        d.severity = warning ? Diagnostic::Severity::Warning : Diagnostic::Severity::Error;
+        d.nodeIndex = static_cast<int>(i);
+        d.nodeId = spec.nodes[i].id;
+        d.path = "nodes[" + std::to_string(i) + "]" + (field.empty() ? "" : "." + field);
+        if (field.rfind("params.", 0) == 0)
+            d.param = field.substr(7);
+        d.message = msg;
+        out.push_back(d);
+    };
+
+    // --- inputs connected, outputs used ---
+    for (std::size_t i = 0; i < n; ++i) {
+        const NodeKind *k = kinds[i];
+        if (!k)
+            continue;
+        for (const auto &port : k->inputs) {
+            bool has = std::any_of(inEdges[i].begin(), inEdges[i].end(), [&](int e) {
+                return spec.edges[static_cast<std::size_t>(e)].to.port == port.name;
+            });
+            if (!has)
+                nodeDiag(i, "", "input `" + port.name + "` is not connected; connect an upstream node's output to `" + spec.nodes[i].id + "." + port.name + "`", false);
+        }
+        for (const auto &port : k->outputs) {
+            bool used = std::any_of(outEdges[i].begin(), outEdges[i].end(), [&](int e) {
+                return spec.edges[static_cast<std::size_t>(e)].from.port == port.name;
+            });
+            if (used)
+                continue;
+            if (port.role == PortRole::Late)
+                nodeDiag(i, "", "`late` is not connected: late records will be dropped, counted (connect it to a sink to keep them)", true);
+            else if (port.role == PortRole::Errors)
+                nodeDiag(i, "", "`errors` is not connected: malformed records will be dropped, counted (connect it to a sink to keep them)", true);
+            else if (port.role == PortRole::Data && !k->isSink)
+                nodeDiag(i, "", "output `" + port.name + "` is not connected: its records go nowhere", true);
+        }
+    }
+
+    if (!acyclic)
+        return out;
+
+    // --- event time: every path into a window/dedup/join passes a watermark node ---
+    // timed[i]: records leaving node i (on data/late ports) carry event time.
+    auto upstream = [&](std::size_t i) {
+        std::vector<std::pair<int, std::string>> ups; // (node, from-port)
+        for (int e : inEdges[i]) {
+            const auto &edge = spec.edges[static_cast<std::size_t>(e)];
+            ups.emplace_back(spec.nodeIndex(edge.from.node), edge.from.port);
+        }
+        return ups;
+    };
+    std::vector<char> timed(n, 0);
+    for (int v : order) {
+        auto i = static_cast<std::size_t>(v);
+        const NodeKind *k = kinds[i];
+        if (!k)
+            continue;
+        if (k->kind == "watermark") {
+            timed[i] = 1;
+            continue;
+        }
+        if (k->isSource)
+            continue;
+        auto ups = upstream(i);
+        bool all = !ups.empty();
+        for (auto &[u, port] : ups) {
+            const NodeKind *uk = kinds[static_cast<std::size_t>(u)];
+            bool t = timed[static_cast<std::size_t>(u)] && uk && !(uk->kind == "watermark" && port == "errors");
+            all = all && t;
+        }
+        timed[i] = all;
+        if (k->needsEventTime && !all && !ups.empty())
+            nodeDiag(i, "", "`" + k->kind + "` needs event time, but an input does not pass a `watermark` node; add a watermark node between the source and `" + spec.nodes[i].id + "`", false);
+    }
+
+    // --- pitfalls ---
+    // The nearest upstream watermark node (first one found walking up).
+    std::function<int(std::size_t)> upstreamWatermark = [&](std::size_t i) -> int {
+        for (auto &[u, port] : upstream(i)) {
+            auto ui = static_cast<std::size_t>(u);
+            if (kinds[ui] && kinds[ui]->kind == "watermark")
+                return u;
+            int w = upstreamWatermark(ui);
+            if (w >= 0)
+                return w;
+        }
+        return -1;
+    };
+    std::function<int(std::size_t)> upstreamSource = [&](std::size_t i) -> int {
+        for (auto &[u, port] : upstream(i)) {
+            auto ui = static_cast<std::size_t>(u);
+            if (kinds[ui] && kinds[ui]->isSource)
+                return u;
+            int s = upstreamSource(ui);
+            if (s >= 0)
+                return s;
+        }
+        return -1;
+    };
+    auto intParam = [&](std::size_t i, const char *name, long long dflt) -> long long {
+        const Json &p = spec.nodes[i].params;
+        if (p.contains(name) && p[name].is_number_integer())
+            return p[name].get<long long>();
+        return dflt;
+    };
+    for (std::size_t i = 0; i < n; ++i) {
+        const NodeKind *k = kinds[i];
+        if (!k)
+            continue;
+        const Json &p = spec.nodes[i].params;
+        if (k->kind == "window" && p.value("type", "") == "session" && p.contains("gap_ms")) {
+            int w = upstreamWatermark(i);
+            if (w >= 0) {
+                long long d = intParam(static_cast<std::size_t>(w), "max_out_of_orderness_ms", 0);
+                long long gap = intParam(i, "gap_ms", 0);
+                if (gap <= d)
+                    nodeDiag(i, "params.gap_ms", "session gap (" + std::to_string(gap) + " ms) is not larger than the upstream out-of-orderness of `" + spec.nodes[static_cast<std::size_t>(w)].id + "` (" + std::to_string(d) + " ms): sessions will be split or merged by arrival order; raise gap_ms or lower max_out_of_orderness_ms", true);
+            }
+        }
+        if (k->kind == "window" && intParam(i, "allowed_lateness_ms", 0) > 0) {
+            // Follow data edges through stateless nodes to sinks.
+            std::vector<std::size_t> stack{i};
+            std::set<std::size_t> seen;
+            while (!stack.empty()) {
+                std::size_t v = stack.back();
+                stack.pop_back();
+                if (!seen.insert(v).second)
+                    continue;
+                for (int e : outEdges[v]) {
+                    const auto &edge = spec.edges[static_cast<std::size_t>(e)];
+                    if (v == i && edge.from.port != "out")
+                        continue;
+                    auto t = static_cast<std::size_t>(spec.nodeIndex(edge.to.node));
+                    const NodeKind *tk = kinds[t];
+                    if (!tk)
+                        continue;
+                    if (tk->isSink && !tk->acceptsUpdates)
+                        nodeDiag(i, "params.allowed_lateness_ms", "allowed lateness re-emits windows as \"emit\": \"update\", but `" + spec.nodes[t].id + "` (" + tk->kind + ") appends: each update becomes an extra row; use sink.upsert keyed by the window's key and window_start, or set allowed_lateness_ms to 0", true);
+                    else if (tk->kind == "filter" || tk->kind == "map")
+                        stack.push_back(t);
+                }
+            }
+        }
+        if (k->kind == "watermark" && intParam(i, "idle_timeout_ms", 0) == 0) {
+            int s = upstreamSource(i);
+            if (s >= 0) {
+                auto si = static_cast<std::size_t>(s);
+                bool partitioned = kinds[si]->kind == "source.kafka" || intParam(si, "partitions", 1) > 1;
+                if (partitioned)
+                    nodeDiag(i, "params.idle_timeout_ms", "`" + spec.nodes[si].id + "` is partitioned but idle_timeout_ms is 0: one silent partition holds the watermark back and windows never fire; set idle_timeout_ms (e.g. 10000)", true);
+            }
+        }
+    }
+
+    std::stable_sort(out.begin(), out.end(), [](const Diagnostic &a, const Diagnostic &b) {
+        if (a.nodeIndex != b.nodeIndex)
+            return a.nodeIndex < b.nodeIndex;
+        return a.isError() && !b.isError();
+    });
+    return out;
+}
+
+} // namespace tideline
