@@ -2,6 +2,8 @@
 
 #include "operators/operators.hpp"
 
+#include <tideline/engine/record_json.hpp>
+
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
@@ -177,11 +179,22 @@ void Runtime::deliver(const Target &t, Record &&record)
     ++m.recordsIn;
     if (record.time != kMinTime && (!m.maxEventTime || record.time > *m.maxEventTime))
         m.maxEventTime = record.time;
+    if (node.tap) [[unlikely]]
+        tapIn(t, record);
     Output out(*this, t.node);
     node.op->processRecord(t.input, std::move(record), out);
 }
 
 void Runtime::emit(int nodeIdx, int port, Record &&record)
+{
+    Node &node = m_nodes[static_cast<std::size_t>(nodeIdx)];
+    if (node.tap) [[unlikely]]
+        tapOut(nodeIdx, port, record, {}, kMinTime, {});
+    route(nodeIdx, port, std::move(record));
+}
+
+// emit() without the tap: emitWrapped() taps the unwrapped record itself.
+void Runtime::route(int nodeIdx, int port, Record &&record)
 {
     Node &node = m_nodes[static_cast<std::size_t>(nodeIdx)];
     PortRoute &route = node.outputs[static_cast<std::size_t>(port)];
@@ -212,6 +225,10 @@ void Runtime::emitWrapped(int nodeIdx, PortRole role, std::string_view reason, R
 {
     Node &node = m_nodes[static_cast<std::size_t>(nodeIdx)];
     int port = role == PortRole::Late ? node.latePort : node.errorsPort;
+    // Tapped before the early returns: late/errors records are seen even when dropped.
+    if (node.tap) [[unlikely]]
+        tapOut(nodeIdx, port < 0 ? -1 - static_cast<int>(role) : port, record, reason, watermark,
+               raw);
     if (port < 0) {
         // Kinds without such a port still count what they reject.
         (role == PortRole::Late ? node.metrics.late : node.metrics.errors) += 1;
@@ -246,7 +263,7 @@ void Runtime::emitWrapped(int nodeIdx, PortRole role, std::string_view reason, R
     wrapped.time = record.time;
     if (node.source && role == PortRole::Errors)
         ++m_recordsRead;
-    emit(nodeIdx, port, std::move(wrapped));
+    route(nodeIdx, port, std::move(wrapped));
 }
 
 bool Runtime::connected(int nodeIdx, int port) const
@@ -262,6 +279,8 @@ void Runtime::emitWatermark(int nodeIdx, Timestamp w)
     if (w <= node.outW)
         return;
     node.outW = w;
+    if (m_watermarkTap) [[unlikely]]
+        tapWatermark(nodeIdx, observe::WatermarkTapEvent::Which::Output, w);
     for (const auto &route : node.outputs)
         for (const auto &t : route.targets)
             onInboundWatermark(t.node, t.slot, w);
@@ -293,6 +312,8 @@ void Runtime::recomputeCombined(int nodeIdx)
         return; // all inputs idle: hold the watermark where it is
     if (combined > node.combinedIn) {
         node.combinedIn = combined;
+        if (m_watermarkTap) [[unlikely]]
+            tapWatermark(nodeIdx, observe::WatermarkTapEvent::Which::Input, combined);
         Output out(*this, nodeIdx);
         node.op->processWatermark(combined, out);
     }
@@ -316,6 +337,94 @@ void Runtime::emitIdle(int nodeIdx, bool idle)
                 emitIdle(t.node, allIdle);
             recomputeCombined(t.node);
         }
+}
+
+// --- Taps (observe/tap.hpp): only reached when a tap is installed ---
+
+bool Runtime::setTap(const std::string &nodeId, observe::TapCallback callback)
+{
+    int idx = m_spec.nodeIndex(nodeId);
+    if (idx < 0 || static_cast<std::size_t>(idx) >= m_nodes.size())
+        return false;
+    Node &node = m_nodes[static_cast<std::size_t>(idx)];
+    node.tap = callback ? std::make_unique<observe::TapCallback>(std::move(callback)) : nullptr;
+    return true;
+}
+
+void Runtime::setWatermarkTap(observe::WatermarkTapCallback callback)
+{
+    m_watermarkTap = callback ? std::make_unique<observe::WatermarkTapCallback>(std::move(callback))
+                              : nullptr;
+}
+
+Timestamp Runtime::tapWatermarkOf(const Node &node) const
+{
+    // Sources and the watermark node make their own watermark; everyone else acts on inputs.
+    return node.source || node.kind->kind == "watermark" ? node.outW : node.combinedIn;
+}
+
+void Runtime::tapIn(const Target &t, const Record &record)
+{
+    Node &node = m_nodes[static_cast<std::size_t>(t.node)];
+    observe::TapEvent e;
+    e.node = node.spec->id;
+    e.port = node.kind->inputs[static_cast<std::size_t>(t.input)].name;
+    const Inbound &in = node.inbound[static_cast<std::size_t>(t.slot)];
+    e.from = m_nodes[static_cast<std::size_t>(in.fromNode)].spec->id;
+    e.direction = observe::TapDirection::In;
+    if (record.time != kMinTime)
+        e.eventTime = record.time;
+    Timestamp w = tapWatermarkOf(node);
+    if (w != kMinTime)
+        e.watermark = w;
+    e.recordJson = toJson(record);
+    e.recordsRead = m_recordsRead;
+    e.processingTimeMs = m_lastTickMs;
+    (*node.tap)(e);
+}
+
+void Runtime::tapOut(int nodeIdx, int port, const Record &record, std::string_view reason,
+                     Timestamp watermark, std::string_view raw)
+{
+    Node &node = m_nodes[static_cast<std::size_t>(nodeIdx)];
+    observe::TapEvent e;
+    e.node = node.spec->id;
+    e.direction = observe::TapDirection::Out;
+    PortRole role = PortRole::Data;
+    if (port >= 0) {
+        e.port = node.kind->outputs[static_cast<std::size_t>(port)].name;
+        role = node.outputs[static_cast<std::size_t>(port)].role;
+    } else {
+        // A kind without the port (emitWrapped passes -1 - role): still counted, so still shown.
+        role = static_cast<PortRole>(-1 - port);
+        e.port = role == PortRole::Late ? "late" : "errors";
+    }
+    e.role = role == PortRole::Late     ? observe::TapPortRole::Late
+             : role == PortRole::Errors ? observe::TapPortRole::Errors
+                                        : observe::TapPortRole::Data;
+    if (record.time != kMinTime)
+        e.eventTime = record.time;
+    Timestamp w = role == PortRole::Data ? tapWatermarkOf(node) : watermark;
+    if (w != kMinTime)
+        e.watermark = w;
+    if (!record.empty())
+        e.recordJson = toJson(record);
+    e.reason = std::string(reason);
+    e.raw = std::string(raw.substr(0, 4096));
+    e.recordsRead = m_recordsRead;
+    e.processingTimeMs = m_lastTickMs;
+    (*node.tap)(e);
+}
+
+void Runtime::tapWatermark(int nodeIdx, observe::WatermarkTapEvent::Which which, Timestamp w)
+{
+    observe::WatermarkTapEvent e;
+    e.node = m_nodes[static_cast<std::size_t>(nodeIdx)].spec->id;
+    e.which = which;
+    e.watermark = w;
+    e.recordsRead = m_recordsRead;
+    e.processingTimeMs = m_lastTickMs;
+    (*m_watermarkTap)(e);
 }
 
 void Runtime::tick(std::int64_t now)
@@ -516,6 +625,14 @@ Job::Status Job::runFor(std::int64_t maxRecords) { return m_rt->runFor(maxRecord
 void Job::requestStop() { m_rt->requestStop(); }
 bool Job::stopRequested() const { return m_rt->stopRequested(); }
 observe::MetricsSnapshot Job::snapshot() const { return m_rt->snapshot(); }
+bool Job::setTap(const std::string &nodeId, observe::TapCallback callback)
+{
+    return m_rt->setTap(nodeId, std::move(callback));
+}
+void Job::setWatermarkTap(observe::WatermarkTapCallback callback)
+{
+    m_rt->setWatermarkTap(std::move(callback));
+}
 void Job::publishMetrics() { m_rt->publish(false); }
 std::string Job::failure() const { return m_rt->failure(); }
 const PipelineSpec &Job::spec() const { return m_rt->spec(); }

@@ -7,6 +7,7 @@
 
 #include <tideline/engine/job.hpp>
 #include <tideline/engine/operator.hpp>
+#include <tideline/observe/tap.hpp>
 
 #include <atomic>
 #include <mutex>
@@ -50,6 +51,8 @@ public:
         bool sourceFinished = false;
         int upstreamPartitions = 1;
         observe::NodeMetrics metrics;
+        /// Record tap (null = untapped: one pointer check per record, see observe/tap.hpp).
+        std::unique_ptr<observe::TapCallback> tap;
     };
 
     Runtime(const PipelineSpec &spec, JobOptions options);
@@ -68,6 +71,11 @@ public:
     void emitWatermark(int node, Timestamp w);
     void emitIdle(int node, bool idle);
     bool connected(int node, int port) const;
+
+    // --- Taps (loop thread, or before the run) ---
+    /// Installs (or, with an empty callback, removes) a node's record tap. False: no such node.
+    bool setTap(const std::string &nodeId, observe::TapCallback callback);
+    void setWatermarkTap(observe::WatermarkTapCallback callback);
 
     // --- Metrics ---
     void publish(bool final);
@@ -90,6 +98,12 @@ public:
 
 private:
     void deliver(const Target &t, Record &&record);
+    void route(int node, int port, Record &&record);
+    void tapIn(const Target &t, const Record &record);
+    void tapOut(int node, int port, const Record &record, std::string_view reason,
+                Timestamp watermark, std::string_view raw);
+    void tapWatermark(int node, observe::WatermarkTapEvent::Which which, Timestamp w);
+    Timestamp tapWatermarkOf(const Node &node) const;
     void onInboundWatermark(int node, int slot, Timestamp w);
     void recomputeCombined(int node);
     void finishAll();
@@ -111,6 +125,7 @@ private:
     std::int64_t m_lastCallbackMs = 0;
     std::size_t m_sourceCursor = 0;
     std::atomic<bool> m_stop{false};
+    std::unique_ptr<observe::WatermarkTapCallback> m_watermarkTap;
 
     mutable std::mutex m_publishMutex;
     observe::MetricsSnapshot m_published;

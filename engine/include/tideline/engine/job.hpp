@@ -12,6 +12,7 @@
 #include <tideline/engine/spec.hpp>
 #include <tideline/engine/time.hpp>
 #include <tideline/observe/metrics.hpp>
+#include <tideline/observe/tap.hpp>
 
 #include <functional>
 #include <iosfwd>
@@ -73,6 +74,12 @@ public:
     observe::MetricsSnapshot snapshot() const;
     /// Forces a publish now (call from the loop thread only, e.g. after runFor()).
     void publishMetrics();
+
+    /// Record tap on one node (observe/tap.hpp); an empty callback removes it. Loop thread or
+    /// before the run only. False when there is no such node.
+    bool setTap(const std::string &nodeId, observe::TapCallback callback);
+    /// Called whenever a node's input or output watermark advances (same threading rules).
+    void setWatermarkTap(observe::WatermarkTapCallback callback);
 
     std::string failure() const;
     const PipelineSpec &spec() const;
