@@ -341,13 +341,15 @@ void Runtime::emitIdle(int nodeIdx, bool idle)
 
 // --- Taps (observe/tap.hpp): only reached when a tap is installed ---
 
-bool Runtime::setTap(const std::string &nodeId, observe::TapCallback callback)
+bool Runtime::setTap(const std::string &nodeId, observe::TapCallback callback,
+                     observe::TapFilter filter)
 {
     int idx = m_spec.nodeIndex(nodeId);
     if (idx < 0 || static_cast<std::size_t>(idx) >= m_nodes.size())
         return false;
     Node &node = m_nodes[static_cast<std::size_t>(idx)];
     node.tap = callback ? std::make_unique<observe::TapCallback>(std::move(callback)) : nullptr;
+    node.tapFilter = filter;
     return true;
 }
 
@@ -366,6 +368,8 @@ Timestamp Runtime::tapWatermarkOf(const Node &node) const
 void Runtime::tapIn(const Target &t, const Record &record)
 {
     Node &node = m_nodes[static_cast<std::size_t>(t.node)];
+    if (!node.tapFilter.in)
+        return;
     observe::TapEvent e;
     e.node = node.spec->id;
     e.port = node.kind->inputs[static_cast<std::size_t>(t.input)].name;
@@ -399,6 +403,8 @@ void Runtime::tapOut(int nodeIdx, int port, const Record &record, std::string_vi
         role = static_cast<PortRole>(-1 - port);
         e.port = role == PortRole::Late ? "late" : "errors";
     }
+    if (role == PortRole::Data ? !node.tapFilter.dataOut : !node.tapFilter.lateAndErrors)
+        return;
     e.role = role == PortRole::Late     ? observe::TapPortRole::Late
              : role == PortRole::Errors ? observe::TapPortRole::Errors
                                         : observe::TapPortRole::Data;
@@ -625,9 +631,10 @@ Job::Status Job::runFor(std::int64_t maxRecords) { return m_rt->runFor(maxRecord
 void Job::requestStop() { m_rt->requestStop(); }
 bool Job::stopRequested() const { return m_rt->stopRequested(); }
 observe::MetricsSnapshot Job::snapshot() const { return m_rt->snapshot(); }
-bool Job::setTap(const std::string &nodeId, observe::TapCallback callback)
+bool Job::setTap(const std::string &nodeId, observe::TapCallback callback,
+                 observe::TapFilter filter)
 {
-    return m_rt->setTap(nodeId, std::move(callback));
+    return m_rt->setTap(nodeId, std::move(callback), filter);
 }
 void Job::setWatermarkTap(observe::WatermarkTapCallback callback)
 {

@@ -53,6 +53,7 @@ public:
         observe::NodeMetrics metrics;
         /// Record tap (null = untapped: one pointer check per record, see observe/tap.hpp).
         std::unique_ptr<observe::TapCallback> tap;
+        observe::TapFilter tapFilter;
     };
 
     Runtime(const PipelineSpec &spec, JobOptions options);
@@ -74,7 +75,8 @@ public:
 
     // --- Taps (loop thread, or before the run) ---
     /// Installs (or, with an empty callback, removes) a node's record tap. False: no such node.
-    bool setTap(const std::string &nodeId, observe::TapCallback callback);
+    bool setTap(const std::string &nodeId, observe::TapCallback callback,
+                observe::TapFilter filter = {});
     void setWatermarkTap(observe::WatermarkTapCallback callback);
 
     // --- Metrics ---

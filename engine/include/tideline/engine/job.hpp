@@ -77,7 +77,8 @@ public:
 
     /// Record tap on one node (observe/tap.hpp); an empty callback removes it. Loop thread or
     /// before the run only. False when there is no such node.
-    bool setTap(const std::string &nodeId, observe::TapCallback callback);
+    bool setTap(const std::string &nodeId, observe::TapCallback callback,
+                observe::TapFilter filter = {});
     /// Called whenever a node's input or output watermark advances (same threading rules).
     void setWatermarkTap(observe::WatermarkTapCallback callback);
 

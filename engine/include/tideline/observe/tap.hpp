@@ -24,9 +24,9 @@ enum class TapPortRole : std::uint8_t { Data, Late, Errors };
 
 struct TapEvent
 {
-    std::string node;          ///< node id
-    std::string port;          ///< output port name (Out) or input port name (In)
-    std::string from;          ///< In only: id of the node the record came from
+    std::string node; ///< node id
+    std::string port; ///< output port name (Out) or input port name (In)
+    std::string from; ///< In only: id of the node the record came from
     TapDirection direction = TapDirection::In;
     TapPortRole role = TapPortRole::Data;
     std::optional<std::int64_t> eventTime; ///< nullopt: no event time assigned yet
@@ -35,9 +35,9 @@ struct TapEvent
     /// their own output watermark; for late/errors, the watermark the node reported with the
     /// record. nullopt = -inf.
     std::optional<std::int64_t> watermark;
-    std::string recordJson;    ///< the record as JSON (unwrapped for late/errors)
-    std::string reason;        ///< late/errors only: "window_closed", "missing time field", ...
-    std::string raw;           ///< errors only: the offending text when there was no record
+    std::string recordJson;       ///< the record as JSON (unwrapped for late/errors)
+    std::string reason;           ///< late/errors only: "window_closed", "missing time field", ...
+    std::string raw;              ///< errors only: the offending text when there was no record
     std::int64_t recordsRead = 0; ///< source records read so far in the run (orders events)
     std::int64_t processingTimeMs = 0; ///< loop clock at the last tick
 };
@@ -52,6 +52,15 @@ struct WatermarkTapEvent
     std::int64_t watermark = 0; ///< INT64_MAX = ended
     std::int64_t recordsRead = 0;
     std::int64_t processingTimeMs = 0;
+};
+
+/// What a node's tap wants to see. Checked before anything is serialised, so a tap that only
+/// watches late/errors costs a function call per data record, not a JSON copy.
+struct TapFilter
+{
+    bool in = true;            ///< records arriving at the node's inputs
+    bool dataOut = true;       ///< records sent on data ports
+    bool lateAndErrors = true; ///< records sent to (or dropped at) `late` / `errors`
 };
 
 using TapCallback = std::function<void(const TapEvent &)>;
