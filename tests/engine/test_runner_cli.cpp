@@ -1,0 +1,130 @@
+// tideline-run as a process: exit codes, stderr format, --validate, --metrics, SIGTERM.
+
+#include "test_support.hpp"
+
+#include <QProcess>
+#include <QtTest>
+
+#include <csignal>
+
+using namespace tideline;
+using testing::TempDir;
+
+namespace {
+
+struct ProcResult
+{
+    int exitCode = -1;
+    QString out, err;
+};
+
+ProcResult runTool(const QStringList &args, int timeoutMs = 60000)
+{
+    QProcess p;
+    p.start(TIDELINE_RUN_EXE, args);
+    p.waitForFinished(timeoutMs);
+    return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+}
+
+const char *kGood = R"({"format":"tideline/1","name":"g","nodes":[
+  {"id":"g","kind":"source.generator","params":{"count":100}},
+  {"id":"wm","kind":"watermark","params":{"time_field":"event_time","max_out_of_orderness_ms":10}},
+  {"id":"out","kind":"sink.file","params":{"path":"out/result.jsonl"}}],
+  "edges":[{"from":"g.out","to":"wm.in"},{"from":"wm.out","to":"out.in"}]})";
+
+} // namespace
+
+class TestRunnerCli : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void runsAValidPipelineRelativeToItsFolder()
+    {
+        TempDir dir;
+        testing::writeFile(dir.file("p.json"), kGood);
+        auto r = runTool({QString::fromStdString(dir.file("p.json")), "--metrics", QString::fromStdString(dir.file("m.jsonl"))});
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(testing::readLines(dir.file("out/result.jsonl")).size(), std::size_t(100));
+        auto metrics = testing::readLines(dir.file("m.jsonl"));
+        QVERIFY(metrics.size() >= 4);
+        // The last line per node carries the final figures.
+        std::map<std::string, nlohmann::json> last;
+        for (const auto &l : metrics) {
+            auto j = nlohmann::json::parse(l);
+            QVERIFY(j.contains("t_ms"));
+            last[j["node"]] = j;
+        }
+        QCOMPARE(last["out"]["records_in"].get<int>(), 100);
+        QCOMPARE(last["wm"]["records_out"].get<int>(), 100);
+        QVERIFY(last["wm"].contains("watermark") && last["wm"].contains("state_entries") && last["wm"].contains("open_windows"));
+        QCOMPARE(last["*"]["records_read"].get<int>(), 100);
+    }
+
+    void invalidPipelineExitsTwoListingEveryProblem()
+    {
+        TempDir dir;
+        testing::writeFile(dir.file("bad.json"), R"({"format":"tideline/1","nodes":[
+          {"id":"g","kind":"source.generator","params":{"count":-1}},
+          {"id":"per_user","kind":"window","params":{"type":"tumbling","size_ms":0,"aggregates":[{"op":"count"}]}}],
+          "edges":[{"from":"g.out","to":"per_user.in"}]})");
+        auto r = runTool({QString::fromStdString(dir.file("bad.json"))});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("nodes[0] \"g\": params.count: must be >= 0"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("nodes[1] \"per_user\": params.size_ms: must be > 0"), qPrintable(r.err));
+        QVERIFY(r.err.contains("needs event time"));
+        auto v = runTool({"--validate", QString::fromStdString(dir.file("bad.json"))});
+        QCOMPARE(v.exitCode, 2);
+    }
+
+    void validatePrintsWarningsAndExitsZero()
+    {
+        TempDir dir;
+        testing::writeFile(dir.file("p.json"), kGood);
+        auto r = runTool({"--validate", QString::fromStdString(dir.file("p.json"))});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.err.contains("warning: nodes[1] \"wm\": `errors` is not connected"));
+        QVERIFY(!QFile::exists(QString::fromStdString(dir.file("out/result.jsonl")))); // nothing ran
+    }
+
+    void failureWhileRunningExitsOne()
+    {
+        TempDir dir;
+        testing::writeFile(dir.file("p.json"), R"({"format":"tideline/1","nodes":[
+          {"id":"clicks","kind":"source.file","params":{"path":"missing.jsonl"}},
+          {"id":"out","kind":"sink.console"}],"edges":[{"from":"clicks.out","to":"out.in"}]})");
+        auto r = runTool({QString::fromStdString(dir.file("p.json"))});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("node `clicks`"), qPrintable(r.err));
+    }
+
+    void usageErrors()
+    {
+        QCOMPARE(runTool({}).exitCode, 2);
+        QCOMPARE(runTool({"--bogus", "x.json"}).exitCode, 2);
+        QCOMPARE(runTool({"/nonexistent/p.json"}).exitCode, 2);
+    }
+
+    void sigtermStopsGracefullyAndFlushes()
+    {
+        TempDir dir;
+        std::string unbounded = kGood;
+        unbounded.replace(unbounded.find("\"count\":100"), 11, "\"count\":0,\"pace\":{\"records_per_s\":2000}");
+        testing::writeFile(dir.file("p.json"), unbounded);
+        QProcess p;
+        p.start(TIDELINE_RUN_EXE, {QString::fromStdString(dir.file("p.json"))});
+        QVERIFY(p.waitForStarted());
+        QTest::qWait(700);
+        ::kill(static_cast<pid_t>(p.processId()), SIGTERM);
+        QVERIFY(p.waitForFinished(10000));
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p.exitCode(), 0);
+        QVERIFY(QString::fromUtf8(p.readAllStandardError()).contains("stopped"));
+        auto lines = testing::readLines(dir.file("out/result.jsonl"));
+        QVERIFY(lines.size() > 100);
+        for (const auto &l : lines)
+            QVERIFY(nlohmann::json::accept(l)); // flushed whole lines only
+    }
+};
+
+QTEST_MAIN(TestRunnerCli)
+#include "test_runner_cli.moc"
