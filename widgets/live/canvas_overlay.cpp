@@ -1,0 +1,209 @@
+#include "canvas_overlay.hpp"
+
+#include "graph/connection_item.hpp"
+#include "graph/graph_scene.hpp"
+#include "graph/node_item.hpp"
+#include "live_style.hpp"
+#include "time_text.hpp"
+
+#include <QFontMetricsF>
+#include <QGraphicsItem>
+#include <QPainter>
+#include <QSet>
+
+#include <algorithm>
+
+namespace tideline::live {
+
+/// A rounded dark box with one or more lines of text (cheap: no child items, cached).
+class OverlayLabel final : public QGraphicsItem
+{
+public:
+    explicit OverlayLabel(bool edge)
+        : m_edge(edge)
+    {
+        setZValue(edge ? 50 : 60);
+        setAcceptedMouseButtons(Qt::NoButton);
+        setCacheMode(QGraphicsItem::DeviceCoordinateCache);
+    }
+    void setLines(const QStringList &lines, const QList<QColor> &colours)
+    {
+        if (lines == m_lines && colours == m_colours)
+            return;
+        prepareGeometryChange();
+        m_lines = lines;
+        m_colours = colours;
+        QFontMetricsF fm(font());
+        double w = 0;
+        for (const auto &l : m_lines)
+            w = std::max(w, fm.horizontalAdvance(l));
+        m_rect = QRectF(0, 0, w + 12, m_lines.size() * fm.height() + 6);
+        if (m_edge)
+            m_rect.moveCenter(QPointF(0, 0));
+        update();
+    }
+    QString text() const { return m_lines.join('\n'); }
+    QRectF boundingRect() const override { return m_rect; }
+    void paint(QPainter *p, const QStyleOptionGraphicsItem *, QWidget *) override
+    {
+        p->setRenderHint(QPainter::Antialiasing);
+        p->setPen(QPen(m_edge ? QColor(0x4f, 0xb3, 0xe8, 160) : QColor(0x45, 0x4a, 0x52), 1));
+        p->setBrush(QColor(0x12, 0x14, 0x17, 235));
+        p->drawRoundedRect(m_rect, 4, 4);
+        p->setFont(font());
+        QFontMetricsF fm(font());
+        for (int i = 0; i < m_lines.size(); ++i) {
+            p->setPen(i < m_colours.size() ? m_colours[i] : style::text());
+            p->drawText(
+                QPointF(m_rect.left() + 6, m_rect.top() + 3 + fm.ascent() + i * fm.height()),
+                m_lines[i]);
+        }
+    }
+
+private:
+    static QFont font() { return style::font(10, false); }
+    bool m_edge;
+    QStringList m_lines;
+    QList<QColor> m_colours;
+    QRectF m_rect;
+};
+
+CanvasOverlay::CanvasOverlay(widgets::GraphScene *scene, QObject *parent)
+    : QObject(parent)
+    , m_scene(scene)
+{
+}
+
+CanvasOverlay::~CanvasOverlay()
+{
+    clear();
+}
+
+OverlayLabel *
+CanvasOverlay::label(QHash<QString, OverlayLabel *> &map, const QString &key, bool edge)
+{
+    auto it = map.find(key);
+    if (it != map.end())
+        return *it;
+    auto *l = new OverlayLabel(edge);
+    m_scene->addItem(l);
+    map.insert(key, l);
+    return l;
+}
+
+void CanvasOverlay::update(const Snapshot &s, const QList<EdgeInfo> &edges)
+{
+    if (!m_scene)
+        return;
+    QSet<QString> seenNodes, seenEdges;
+    for (const auto &n : s.nodes) {
+        auto *item = m_scene->nodeItem(n.node);
+        if (!item)
+            continue;
+        QStringList lines;
+        QList<QColor> colours;
+        const bool source = n.kind.startsWith(QLatin1String("source."));
+        const bool sink = n.kind.startsWith(QLatin1String("sink."));
+        if (source)
+            lines << tr("out %1/s").arg(countText(n.outRate));
+        else if (sink)
+            lines << tr("in %1/s").arg(countText(n.inRate));
+        else
+            lines << tr("in %1/s · out %2/s").arg(countText(n.inRate), countText(n.outRate));
+        colours << style::text();
+        if (n.watermark) {
+            QString w = QStringLiteral("W ") + eventTimeText(n.watermark);
+            if (n.maxEventTime && *n.watermark != kEnded)
+                w += tr(" (lag %1)").arg(durationText(*n.maxEventTime - *n.watermark));
+            lines << w;
+            colours << style::watermark();
+        } else if (!source) {
+            lines << tr("W −∞ (no watermark yet)");
+            colours << style::dim();
+        }
+        QStringList extra;
+        if (n.stateEntries > 0 || n.kind == QLatin1String("window")
+            || n.kind == QLatin1String("dedup") || n.kind == QLatin1String("join"))
+            extra << tr("state %1").arg(countText(static_cast<double>(n.stateEntries)));
+        if (n.late > 0)
+            extra << tr("late %1").arg(n.late);
+        if (n.errors > 0)
+            extra << tr("errors %1").arg(n.errors);
+        if (!extra.isEmpty()) {
+            lines << extra.join(QStringLiteral(" · "));
+            colours << (n.late > 0 || n.errors > 0 ? style::lateAccepted() : style::dim());
+        }
+        auto *l = label(m_nodes, n.node, false);
+        l->setLines(lines, colours);
+        const QRectF r = item->sceneBoundingRect();
+        l->setPos(r.left() + 4, r.bottom() + 4);
+        l->show();
+        seenNodes.insert(n.node);
+    }
+    for (const auto &e : edges) {
+        widgets::ConnectionId id{e.fromNode, e.fromPort, e.toNode, e.toPort};
+        auto *item = m_scene->connectionItem(id);
+        const NodeFigures *from = s.node(e.fromNode);
+        if (!item || !from)
+            continue;
+        QString text;
+        QColor colour = style::text();
+        if (e.fromPort == QLatin1String("late")) {
+            text = tr("%1 late").arg(from->late);
+            colour = style::lateAccepted();
+        } else if (e.fromPort == QLatin1String("errors")) {
+            text = tr("%1 errors").arg(from->errors);
+            colour = style::tooLate();
+        } else
+            text = tr("%1/s").arg(countText(from->outRate));
+        const QString key = id.toString();
+        auto *l = label(m_edges, key, true);
+        l->setLines({text}, {colour});
+        l->setPos(item->mapToScene(item->path().pointAtPercent(0.5)));
+        l->show();
+        seenEdges.insert(key);
+    }
+    // Nodes or edges deleted while running lose their labels.
+    for (auto it = m_nodes.begin(); it != m_nodes.end();) {
+        if (!seenNodes.contains(it.key())) {
+            delete *it;
+            it = m_nodes.erase(it);
+        } else
+            ++it;
+    }
+    for (auto it = m_edges.begin(); it != m_edges.end();) {
+        if (!seenEdges.contains(it.key())) {
+            delete *it;
+            it = m_edges.erase(it);
+        } else
+            ++it;
+    }
+}
+
+QString CanvasOverlay::nodeText(const QString &node) const
+{
+    auto *l = m_nodes.value(node);
+    return l ? l->text() : QString();
+}
+
+QString CanvasOverlay::edgeText(const QString &fromNode,
+                                const QString &fromPort,
+                                const QString &toNode,
+                                const QString &toPort) const
+{
+    auto *l = m_edges.value(widgets::ConnectionId{fromNode, fromPort, toNode, toPort}.toString());
+    return l ? l->text() : QString();
+}
+
+void CanvasOverlay::clear()
+{
+    // The scene may already be gone (window closing): its items died with it.
+    if (m_scene) {
+        qDeleteAll(m_nodes);
+        qDeleteAll(m_edges);
+    }
+    m_nodes.clear();
+    m_edges.clear();
+}
+
+} // namespace tideline::live

@@ -1,0 +1,65 @@
+#pragma once
+// Output preview: the latest records at each sink, and on any edge the user clicked
+// (the records leaving the edge's output port). A small ring per place, newest first.
+
+#include "live_types.hpp"
+
+#include <QHash>
+#include <QWidget>
+
+#include <algorithm>
+#include <deque>
+
+class QComboBox;
+class QLabel;
+class QPlainTextEdit;
+
+namespace tideline::live {
+
+class OutputPreview final : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit OutputPreview(QWidget *parent = nullptr);
+
+    void setSinks(const QStringList &sinks);
+    /// Adds the edge as a place to preview and shows it.
+    void watchEdge(const EdgeInfo &edge);
+    void clear();
+    void append(const QList<TappedRecord> &records);
+    void setDepth(int depth) { m_depth = std::max(1, depth); }
+
+    /// Keys: "sink:<node>" or "edge:<node>.<port>".
+    static QString sinkKey(const QString &node) { return QStringLiteral("sink:") + node; }
+    static QString edgeKey(const QString &node, const QString &port)
+    {
+        return QStringLiteral("edge:") + node + '.' + port;
+    }
+    QString currentKey() const;
+    void setCurrentKey(const QString &key);
+    /// Latest records (JSON) of a place, oldest first.
+    QStringList latest(const QString &key) const;
+    qint64 seen(const QString &key) const { return m_seen.value(key); }
+    QPlainTextEdit *text() const { return m_text; }
+
+Q_SIGNALS:
+    /// The user picked another place (the bridge may need to tap the edge's node).
+    void currentChanged(const QString &key);
+
+private:
+    void render();
+    struct Seen
+    {
+        std::optional<qint64> eventTime;
+        QString json;
+    };
+    QComboBox *m_place;
+    QLabel *m_status;
+    QPlainTextEdit *m_text;
+    QHash<QString, std::deque<Seen>> m_rings;
+    QHash<QString, qint64> m_seen;
+    int m_depth = 50;
+    bool m_dirty = false;
+};
+
+} // namespace tideline::live
