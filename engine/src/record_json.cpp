@@ -14,18 +14,20 @@ namespace dom = simdjson::dom;
 
 struct RecordParser::Impl
 {
+    explicit Impl(std::size_t maxBytes) : parser(maxBytes + 64) {}
+    // Note: simdjson 3.0.1's set_max_capacity() clamps to 32 bytes (inverted test), so the
+    // capacity limit is only ever given through the constructor.
     dom::parser parser;
     std::string padded; ///< the line plus SIMDJSON_PADDING, reused across records
     std::string prefix; ///< dotted path being built while descending
 };
 
 RecordParser::RecordParser(RecordLimits limits)
-    : m_impl(std::make_unique<Impl>())
+    : m_impl(std::make_unique<Impl>(limits.maxBytes))
     , m_limits(limits)
 {
     // Bound the parser's depth up front: a 100,000-deep line fails with DEPTH_ERROR inside
     // simdjson instead of reaching any recursive code of ours.
-    m_impl->parser.set_max_capacity(limits.maxBytes + 64);
     if (m_impl->parser.allocate(64 * 1024, static_cast<std::size_t>(limits.maxDepth)))
         throw std::bad_alloc();
 }

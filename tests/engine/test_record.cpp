@@ -18,7 +18,9 @@ private Q_SLOTS:
         RecordParser p;
         Record r;
         std::string err;
-        const std::string in = R"({"a":1,"b":{"c":"x\"y\n","d":[1,{"e":2}],"f":{}},"g":-2.5,"h":true,"i":null,"j":1e300})";
+        // (Plain literals: moc mis-parses raw strings that contain backslash-quote.)
+        const std::string in = "{\"a\":1,\"b\":{\"c\":\"x\\\"y\\n\",\"d\":[1,{\"e\":2}],\"f\":{}},"
+                               "\"g\":-2.5,\"h\":true,\"i\":null,\"j\":1e300}";
         QVERIFY2(p.parse(in, r, err), err.c_str());
         QCOMPARE(r.get("a").i, std::int64_t(1));
         QCOMPARE(std::string(r.get("b.c").s), std::string("x\"y\n"));
@@ -26,7 +28,8 @@ private Q_SLOTS:
         QCOMPARE(r.get("g").d, -2.5);
         QVERIFY(r.has("i") && r.get("i").isNull());
         QVERIFY(r.hasObject("b"));
-        QCOMPARE(toJson(r), std::string(R"({"a":1,"b":{"c":"x\"y\n","d":[1,{"e":2}],"f":{}},"g":-2.5,"h":true,"i":null,"j":1e+300})"));
+        QCOMPARE(toJson(r), std::string("{\"a\":1,\"b\":{\"c\":\"x\\\"y\\n\",\"d\":[1,{\"e\":2}],\"f\":{}},"
+                                        "\"g\":-2.5,\"h\":true,\"i\":null,\"j\":1e+300}"));
     }
 
     void setKeepsNestedFieldsTogether()

@@ -159,8 +159,10 @@ private Q_SLOTS:
             {"id":"o","kind":"sink.discard"}],
             "edges":[{"from":"a.out","to":"wa.in"},{"from":"b.out","to":"wb.in"},{"from":"wa.out","to":"o.in"},{"from":"wb.out","to":"o.in"}]})",
                            dir.path, &clock);
-        job->runFor(2); // b's single record (paced: one allowed at start) and a's first
-        job->runFor(2);
+        // The loop visits sources in turn: a (100), b (50; paced, one record allowed), a (200).
+        job->runFor(1);
+        job->runFor(1);
+        job->runFor(1);
         auto s = job->snapshot();
         QCOMPARE(*s.node("wa")->watermark, std::int64_t(199));
         QCOMPARE(*s.node("wb")->watermark, std::int64_t(49));
