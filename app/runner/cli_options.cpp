@@ -28,6 +28,7 @@ Options:
   --log-format text|json  format of log lines on stderr (default text)
   --help                  show this help
   --version               print the version
+  --describe              print every node kind with its ports and params (Markdown)
 
 Exit status: 0 done; 2 the pipeline is invalid (every problem listed on stderr, each
 with the node id and JSON path); 1 a failure while running.
@@ -92,7 +93,7 @@ std::string parseCli(int argc, char **argv, CliOptions &out)
             return "more than one pipeline given: " + out.pipeline + " and " + std::string(a);
         }
     }
-    if (!out.help && !out.version && out.pipeline.empty() && out.dumpTable.empty())
+    if (!out.help && !out.version && !out.describe && out.pipeline.empty() && out.dumpTable.empty())
         return "no pipeline given (see --help)";
     return {};
 }

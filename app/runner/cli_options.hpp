@@ -13,6 +13,7 @@ struct CliOptions
     bool validateOnly = false;
     bool help = false;
     bool version = false;
+    bool describe = false; ///< print the node reference (Markdown) and exit
     std::string metricsFile;
     std::int64_t metricsIntervalMs = 1000;
     bool fresh = false;
