@@ -1,0 +1,104 @@
+#pragma once
+// The designer window: palette | canvas | inspector, problems below, menus and toolbar.
+// Turns intents from the views into undo commands on the document; never edits the spec
+// directly.
+
+#include <QMainWindow>
+
+class QAction;
+class QLabel;
+class QMenu;
+
+namespace tideline::widgets {
+class GraphScene;
+class GraphView;
+class NodeInspector;
+class NodePalette;
+class ProblemsPanel;
+struct ConnectionId;
+} // namespace tideline::widgets
+
+namespace tideline::designer {
+
+class PipelineDocument;
+class PipelineGraphModel;
+
+class MainWindow final : public QMainWindow
+{
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    PipelineDocument &document() const { return *m_doc; }
+    widgets::GraphScene *scene() const { return m_scene; }
+    widgets::GraphView *view() const { return m_view; }
+    widgets::NodePalette *palette() const { return m_palette; }
+    widgets::NodeInspector *inspector() const { return m_inspector; }
+    widgets::ProblemsPanel *problemsPanel() const { return m_problems; }
+    QAction *action(const QString &id) const;
+    /// The reason of the last refused connection (shown in the status bar).
+    QString lastRefusal() const { return m_lastRefusal; }
+
+    bool openPath(const QString &path);
+    bool savePath(const QString &path);
+    /// Adds a node of `kind` centred at a scene position; returns its id.
+    QString addNode(const QString &kind, const QPointF &scenePos);
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
+
+private:
+    void buildActions();
+    void buildMenus();
+    void buildDocks();
+    void connectViews();
+
+    // file
+    bool maybeSave();
+    void newFile();
+    void openDialog();
+    bool save();
+    bool saveAs();
+    void exportForServer();
+    void rebuildRecentMenu();
+    void rebuildExamplesMenu();
+    void updateTitle();
+
+    // edit
+    void deleteSelection();
+    void copySelection();
+    void cutSelection();
+    void paste();
+    void duplicateSelection();
+    void pasteText(const std::string &text, QPointF offset);
+    void autoLayout();
+    void onConnectRequested(const widgets::ConnectionId &c);
+    void onConnectionRefused(const widgets::ConnectionId &c, const QString &reason);
+    void onNodesMoved(const QStringList &ids, const QList<QPointF> &positions, int serial);
+    void onParamEdited(const QString &nodeId, const QString &name, const QJsonValue &value);
+    void onRenameRequested(const QString &oldId, const QString &newId);
+    void onProblemActivated(const QString &nodeId, const QString &param);
+
+    // views
+    void refreshInspector();
+    void refreshProblems();
+    QPointF freeSpotNear(QPointF scenePos) const;
+
+    PipelineDocument *m_doc;
+    PipelineGraphModel *m_model;
+    widgets::GraphScene *m_scene;
+    widgets::GraphView *m_view;
+    widgets::NodePalette *m_palette;
+    widgets::NodeInspector *m_inspector;
+    widgets::ProblemsPanel *m_problems;
+    QHash<QString, QAction *> m_actions;
+    QMenu *m_recentMenu = nullptr;
+    QMenu *m_examplesMenu = nullptr;
+    QLabel *m_zoomLabel;
+    QLabel *m_problemLabel;
+    QString m_lastRefusal;
+    int m_pasteCount = 0;
+};
+
+} // namespace tideline::designer

@@ -1,0 +1,259 @@
+// Builds a pipeline the way a user does (palette drops and double-clicks, port-to-port drags,
+// typing into the inspector), then undoes everything back to empty and redoes it to the
+// byte-identical file.
+
+#include "designer_test_support.hpp"
+
+#include "inspect/enum_field_editor.hpp"
+#include "inspect/object_list_field_editor.hpp"
+
+#include <QComboBox>
+#include <QLabel>
+#include <QSignalSpy>
+#include <QTreeWidget>
+#include <QtTest>
+
+using namespace tideline;
+using namespace tideline::designer;
+using namespace tideline::designer::test;
+
+class EditingTest : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    void buildByMouseThenUndoRedoToIdenticalJson()
+    {
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        auto &doc = w.document();
+        const std::string empty = doc.toJson();
+        auto *view = w.view();
+        view->setZoom(0.6);
+        view->centerOn(QPointF(550, 200));
+
+        // Palette -> canvas (drag and drop) for the source.
+        dropKind(view, QStringLiteral("source.generator"), viewPos(view, QPointF(100, 100)));
+        QCOMPARE(doc.spec().nodes.size(), std::size_t(1));
+        QCOMPARE(doc.spec().nodes[0].id, std::string("generator_source"));
+        QCOMPARE(doc.spec().nodes[0].params["count"].get<int>(), 1000); // catalog default
+
+        // Palette double-click for the watermark (lands at the view centre).
+        auto *tree = w.palette()->tree();
+        auto *item = w.palette()->itemForKind(QStringLiteral("watermark"));
+        QVERIFY(item);
+        tree->scrollToItem(item);
+        QTest::mouseDClick(tree->viewport(), Qt::LeftButton, {}, tree->visualItemRect(item).center());
+        QCOMPARE(doc.spec().nodes.size(), std::size_t(2));
+        QCOMPARE(doc.spec().nodes[1].kind, std::string("watermark"));
+
+        // Search narrows the palette; Enter adds the first match.
+        w.palette()->setFilter(QStringLiteral("window"));
+        QVERIFY(!w.palette()->itemForKind(QStringLiteral("window"))->isHidden());
+        QVERIFY(w.palette()->itemForKind(QStringLiteral("filter"))->isHidden());
+        w.palette()->setFilter(QString());
+        dropKind(view, QStringLiteral("window"), viewPos(view, QPointF(700, 100)));
+        dropKind(view, QStringLiteral("sink.file"), viewPos(view, QPointF(1000, 100)));
+        QCOMPARE(doc.spec().nodes.size(), std::size_t(4));
+
+        // Move the watermark where we want it: one drag is one undo entry (merged moves).
+        const int before = doc.undoStack()->count();
+        auto *wm = w.scene()->nodeItem(QStringLiteral("watermark"));
+        QVERIFY(wm);
+        const QPointF grab = wm->mapToScene(QPointF(60, 14));
+        dragOnCanvas(view, grab, grab + QPointF(340 - wm->pos().x(), 100 - wm->pos().y()), 12);
+        QCOMPARE(doc.undoStack()->count(), before + 1);
+        QCOMPARE(doc.spec().node("watermark")->ui["x"].get<int>() % 20, 0); // snapped to grid
+        QVERIFY(std::abs(doc.spec().node("watermark")->ui["x"].get<int>() - 340) <= 20);
+
+        // Port -> port drags.
+        connectByMouse(w, "generator_source", "out", "watermark", "in");
+        connectByMouse(w, "watermark", "out", "window", "in");
+        connectByMouse(w, "window", "out", "file_sink", "in");
+        QCOMPARE(doc.spec().edges.size(), std::size_t(3));
+        QCOMPARE(doc.spec().edges[0].from.str(), std::string("generator_source.out"));
+        QCOMPARE(doc.spec().edges[0].to.str(), std::string("watermark.in"));
+        QCOMPARE(doc.spec().edges[2].to.str(), std::string("file_sink.in"));
+
+        // Inspector: generated fields, typed values.
+        selectByMouse(w, "watermark");
+        QCOMPARE(w.inspector()->nodeId(), QStringLiteral("watermark"));
+        typeInto(lineField(w, "time_field"), "event_time");
+        typeInto(lineField(w, "max_out_of_orderness_ms"), "5000");
+        QCOMPARE(paramText(w, "watermark", "time_field"), QStringLiteral("\"event_time\""));
+        QCOMPARE(paramText(w, "watermark", "max_out_of_orderness_ms"), QStringLiteral("5000"));
+
+        selectByMouse(w, "window");
+        auto *typeEditor = w.inspector()->form()->editor("type");
+        QVERIFY(typeEditor);
+        auto *combo = qobject_cast<QComboBox *>(typeEditor->editorWidget());
+        QVERIFY(combo);
+        const int tumbling = combo->findText("tumbling");
+        QVERIFY(tumbling >= 0);
+        combo->setCurrentIndex(tumbling);
+        Q_EMIT combo->activated(tumbling); // what a user's pick in the popup emits
+        QCOMPARE(paramText(w, "window", "type"), QStringLiteral("\"tumbling\""));
+        typeInto(lineField(w, "size_ms"), "60000");
+        typeInto(lineField(w, "key"), "user_id");
+        QCOMPARE(paramText(w, "window", "key"), QStringLiteral("[\"user_id\"]"));
+        auto *aggs = qobject_cast<widgets::ObjectListFieldEditor *>(
+            w.inspector()->form()->editor("aggregates"));
+        QVERIFY(aggs);
+        QTest::mouseClick(aggs->addButton(), Qt::LeftButton);
+        QCOMPARE(paramText(w, "window", "aggregates"), QStringLiteral("[{\"op\":\"count\"}]"));
+        QCOMPARE(aggs->elementCount(), 1);
+        auto *asEdit = qobject_cast<QLineEdit *>(aggs->elementForm(0)->editor("as")->editorWidget());
+        typeInto(asEdit, "clicks");
+        QCOMPARE(paramText(w, "window", "aggregates"),
+                 QStringLiteral("[{\"op\":\"count\",\"as\":\"clicks\"}]"));
+
+        selectByMouse(w, "file_sink");
+        typeInto(lineField(w, "path"), "out/clicks.jsonl");
+
+        const std::string built = doc.toJson();
+        QVERIFY2(doc.errorCount() == 0, built.c_str());
+        QVERIFY(doc.isModified());
+        QVERIFY(w.isWindowModified());
+
+        // Undo everything back to the empty document...
+        const int steps = doc.undoStack()->count();
+        QVERIFY(steps >= 15);
+        while (doc.undoStack()->canUndo())
+            doc.undoStack()->undo();
+        QVERIFY(doc.spec().nodes.empty());
+        QVERIFY(doc.spec().edges.empty());
+        QCOMPARE(doc.toJson(), empty);
+        QCOMPARE(w.scene()->items().size(), 0);
+        // ...and redo it all to the byte-identical file.
+        while (doc.undoStack()->canRedo())
+            doc.undoStack()->redo();
+        QCOMPARE(doc.toJson(), built);
+        QCOMPARE(w.scene()->nodeItem("window")->pos(), QPointF(doc.spec().node("window")->ui["x"].get<double>(),
+                                                               doc.spec().node("window")->ui["y"].get<double>()));
+    }
+
+    void invalidValuesAreMarkedWhileTyping()
+    {
+        MainWindow w;
+        w.show();
+        const QString id = w.addNode("source.generator", QPointF(0, 0));
+        QCOMPARE(w.inspector()->nodeId(), id);
+        auto *count = w.inspector()->form()->editor("count");
+        auto *edit = lineField(w, "count");
+        QVERIFY(edit);
+        edit->setFocus();
+        edit->selectAll();
+        QTest::keyClick(edit, Qt::Key_Backspace);
+        QTest::keyClicks(edit, "-5");
+        QVERIFY(count->isMarkedInvalid());
+        QVERIFY2(count->shownProblem().contains(QStringLiteral("≥ 0")), qPrintable(count->shownProblem()));
+        QTest::keyClicks(edit, "x");
+        QVERIFY(count->shownProblem().contains(QStringLiteral("whole number")));
+        QTest::keyClick(edit, Qt::Key_Backspace);
+        QTest::keyClick(edit, Qt::Key_Backspace);
+        QTest::keyClick(edit, Qt::Key_Backspace);
+        QTest::keyClicks(edit, "250");
+        QVERIFY(!count->isMarkedInvalid());
+
+        // Range from the descriptor (late_fraction in [0, 1]) inside a nested object.
+        auto *disorder = w.inspector()->form()->editor("disorder");
+        QVERIFY(disorder);
+        auto *lateEdit = w.inspector()->findChild<QLineEdit *>("field:late_fraction");
+        QVERIFY(lateEdit);
+        lateEdit->setFocus();
+        QTest::keyClicks(lateEdit, "1.5");
+        auto *late = qobject_cast<widgets::FieldEditor *>(lateEdit->parentWidget());
+        QVERIFY(late && late->isMarkedInvalid());
+        QTest::keyClick(lateEdit, Qt::Key_Return);
+        // Committed out-of-range values reach the document and the engine reports them.
+        QVERIFY(w.document().errorCount() > 0);
+        const auto n = w.document().spec().node(id.toStdString());
+        QCOMPARE(n->params["disorder"]["late_fraction"].get<double>(), 1.5);
+    }
+
+    void renameWarnsAndRewritesEdges()
+    {
+        MainWindow w;
+        w.show();
+        QString error;
+        QVERIFY(w.document().openText(R"({"format":"tideline/1","name":"r","nodes":[
+            {"id":"src","kind":"source.generator","params":{}},
+            {"id":"wm","kind":"watermark","params":{"time_field":"event_time","max_out_of_orderness_ms":0}}],
+            "edges":[{"from":"src.out","to":"wm.in"}]})", QString(), &error), qPrintable(error));
+        w.scene()->selectNodes({"wm"});
+        auto *idEdit = w.inspector()->idEdit();
+        idEdit->setFocus();
+        idEdit->selectAll();
+        QTest::keyClicks(idEdit, "src");
+        QVERIFY(w.inspector()->renameWarning()->isVisible());
+        QVERIFY(w.inspector()->renameWarning()->text().contains("already"));
+        QTest::keyClick(idEdit, Qt::Key_Return);
+        QVERIFY(w.document().spec().node("wm")); // refused: clash
+        idEdit->selectAll();
+        QTest::keyClicks(idEdit, "assign_time");
+        QVERIFY(w.inspector()->renameWarning()->text().contains("will not carry over"));
+        QTest::keyClick(idEdit, Qt::Key_Return);
+        QVERIFY(w.document().spec().node("assign_time"));
+        QCOMPARE(w.document().spec().edges[0].to.str(), std::string("assign_time.in"));
+        QVERIFY(w.scene()->nodeItem("assign_time"));
+        QCOMPARE(w.scene()->selectedNodeIds(), QStringList{"assign_time"});
+        w.document().undoStack()->undo();
+        QCOMPARE(w.document().spec().edges[0].to.str(), std::string("wm.in"));
+        QVERIFY(w.scene()->nodeItem("wm"));
+    }
+
+    void copyPasteDuplicateAndDelete()
+    {
+        MainWindow w;
+        w.show();
+        QString error;
+        QVERIFY(w.document().openText(R"({"format":"tideline/1","name":"c","nodes":[
+            {"id":"src","kind":"source.generator","params":{},"ui":{"x":0,"y":0}},
+            {"id":"wm","kind":"watermark","params":{"time_field":"event_time","max_out_of_orderness_ms":0},"ui":{"x":300,"y":0}},
+            {"id":"out","kind":"sink.console","params":{},"ui":{"x":600,"y":0}}],
+            "edges":[{"from":"src.out","to":"wm.in"},{"from":"wm.out","to":"out.in"}]})",
+                                      QString(), &error));
+        auto &doc = w.document();
+        w.scene()->selectNodes({"src", "wm"});
+        w.action("Edit.Copy")->trigger();
+        w.action("Edit.Paste")->trigger();
+        QCOMPARE(doc.spec().nodes.size(), std::size_t(5));
+        QVERIFY(doc.spec().node("src_2") && doc.spec().node("wm_2"));
+        QCOMPARE(doc.spec().edges.back().from.str(), std::string("src_2.out"));
+        QCOMPARE(doc.spec().edges.back().to.str(), std::string("wm_2.in"));
+        QCOMPARE(doc.spec().node("wm_2")->ui["x"].get<int>(), 340);
+        QCOMPARE(w.scene()->selectedNodeIds(), (QStringList{"src_2", "wm_2"}));
+        QCOMPARE(doc.undoStack()->undoText(), QStringLiteral("Paste 2 node(s)"));
+
+        w.action("Edit.Duplicate")->trigger();
+        QVERIFY(doc.spec().node("src_3") && doc.spec().node("wm_3"));
+        QCOMPARE(doc.spec().edges.size(), std::size_t(4));
+
+        // Select an edge by clicking on it and delete it; undo puts it back at its index.
+        const std::string beforeDelete = doc.toJson();
+        w.scene()->clearSelection();
+        const QPointF a = portPos(w, "wm", "out", false), b = portPos(w, "out", "in", true);
+        clickOnCanvas(w.view(), a + (b - a) * 0.75); // clear of the pasted copies
+        QCOMPARE(w.scene()->selectedConnections().size(), 1);
+        w.action("Edit.Delete")->trigger();
+        QCOMPARE(doc.spec().edges.size(), std::size_t(3));
+        QCOMPARE(doc.undoStack()->undoText(), QStringLiteral("Disconnect"));
+        doc.undoStack()->undo();
+        QCOMPARE(doc.toJson(), beforeDelete);
+
+        // Deleting a node takes its edges; undo restores both exactly.
+        w.scene()->selectNodes({"wm"});
+        w.action("Edit.Delete")->trigger();
+        QVERIFY(!doc.spec().node("wm"));
+        QCOMPARE(doc.spec().edges.size(), std::size_t(2));
+        doc.undoStack()->undo();
+        QCOMPARE(doc.toJson(), beforeDelete);
+    }
+};
+
+QTEST_MAIN(EditingTest)
+#include "test_editing.moc"

@@ -1,0 +1,45 @@
+#pragma once
+// The canvas view: wheel zoom around the cursor, pan with the middle button or Space+drag,
+// rubber-band selection, fit-to-view, a cheap grid background, and drops from the palette.
+
+#include <QGraphicsView>
+
+namespace tideline::widgets {
+
+class GraphView final : public QGraphicsView
+{
+    Q_OBJECT
+public:
+    /// MIME type of a palette drag; the payload is the node kind as UTF-8.
+    static constexpr const char *kNodeKindMime = "application/x-tideline-node-kind";
+
+    explicit GraphView(QWidget *parent = nullptr);
+
+    qreal zoom() const;
+    void setZoom(qreal factor);
+    void zoomBy(qreal factor);
+    void fitToContents();
+
+Q_SIGNALS:
+    void kindDropped(const QString &kind, const QPointF &scenePos);
+    void zoomChanged(qreal zoom);
+
+protected:
+    void drawBackground(QPainter *painter, const QRectF &rect) override;
+    void wheelEvent(QWheelEvent *event) override;
+    void mousePressEvent(QMouseEvent *event) override;
+    void mouseMoveEvent(QMouseEvent *event) override;
+    void mouseReleaseEvent(QMouseEvent *event) override;
+    void keyPressEvent(QKeyEvent *event) override;
+    void keyReleaseEvent(QKeyEvent *event) override;
+    void dragEnterEvent(QDragEnterEvent *event) override;
+    void dragMoveEvent(QDragMoveEvent *event) override;
+    void dropEvent(QDropEvent *event) override;
+
+private:
+    bool m_panning = false;
+    bool m_spaceHeld = false;
+    QPoint m_panLast;
+};
+
+} // namespace tideline::widgets
