@@ -1,0 +1,124 @@
+// Validation of source.kafka and sink.kafka beyond their param descriptors: the property
+// allowlist and secret rules, and the scale-out pitfalls that can be seen in the graph.
+
+#include "connectors/kafka/kafka_config.hpp"
+#include "operators/operators.hpp"
+
+#include <functional>
+#include <set>
+
+namespace tideline {
+
+namespace {
+
+void checkProps(const NodeValidationContext &ctx, kafka::Role role)
+{
+    const Json &p = ctx.spec.nodes[static_cast<std::size_t>(ctx.nodeIndex)].params;
+    if (!p.contains("properties"))
+        return;
+    for (const auto &[key, why] : kafka::checkProperties(p["properties"], role))
+        ctx.error("properties." + key, why);
+}
+
+void checkServers(const NodeValidationContext &ctx)
+{
+    const Json &p = ctx.spec.nodes[static_cast<std::size_t>(ctx.nodeIndex)].params;
+    std::string s = p.value("bootstrap_servers", std::string());
+    if (s.rfind("${", 0) == 0)
+        return; // resolved at run time
+    if (s.find(':') == std::string::npos)
+        ctx.error("bootstrap_servers", "`" + s
+                                           + "` has no port: write host:port[,host:port...], "
+                                             "e.g. \"localhost:9092\"");
+}
+
+/// Node indexes reachable downstream of `from` through data ports.
+std::vector<int> downstream(const PipelineSpec &spec, int from)
+{
+    std::vector<int> out;
+    std::set<int> seen{from};
+    std::vector<int> stack{from};
+    while (!stack.empty()) {
+        int v = stack.back();
+        stack.pop_back();
+        for (const auto &e : spec.edges) {
+            if (e.from.node != spec.nodes[static_cast<std::size_t>(v)].id)
+                continue;
+            if (e.from.port == "errors" || e.from.port == "late")
+                continue;
+            int t = spec.nodeIndex(e.to.node);
+            if (t >= 0 && seen.insert(t).second) {
+                out.push_back(t);
+                stack.push_back(t);
+            }
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+void validateKafkaSource(const NodeValidationContext &ctx)
+{
+    checkServers(ctx);
+    checkProps(ctx, kafka::Role::Consumer);
+    const Json &p = ctx.spec.nodes[static_cast<std::size_t>(ctx.nodeIndex)].params;
+    if (p.value("bounded", false))
+        return; // one process reads every partition
+    // Unbounded = consumer group: each process owns only some partitions.
+    for (int v : downstream(ctx.spec, ctx.nodeIndex)) {
+        const NodeSpec &n = ctx.spec.nodes[static_cast<std::size_t>(v)];
+        if (n.kind == "watermark" && n.params.value("idle_timeout_ms", 0LL) <= 0)
+            ctx.warning("group_id",
+                        "watermark node `" + n.id
+                            + "` has no idle_timeout_ms: with several "
+                              "processes sharing group_id, partitions owned by the others never "
+                              "produce here and hold its watermark back forever (set "
+                              "idle_timeout_ms, e.g. 10000)");
+        bool keyed = n.params.contains("key") && !n.params["key"].empty();
+        if ((n.kind == "window" || n.kind == "dedup") && !keyed)
+            ctx.warning("group_id",
+                        "`" + n.id + "` (" + n.kind
+                            + ") has no key: with several processes "
+                              "sharing group_id each computes it over its own partitions only; key "
+                              "it by the Kafka message key or run one process (bounded: true reads "
+                              "every partition)");
+    }
+}
+
+void validateKafkaSink(const NodeValidationContext &ctx)
+{
+    checkServers(ctx);
+    checkProps(ctx, kafka::Role::Producer);
+    const Json &p = ctx.spec.nodes[static_cast<std::size_t>(ctx.nodeIndex)].params;
+    if (p.value("delivery", std::string("at_least_once")) != "exactly_once")
+        return;
+    // A transaction can only carry offsets of the cluster it writes to, from one source.
+    int sources = 0;
+    std::string sourceServers;
+    for (std::size_t i = 0; i < ctx.spec.nodes.size(); ++i) {
+        if (ctx.spec.nodes[i].kind != "source.kafka")
+            continue;
+        auto down = downstream(ctx.spec, static_cast<int>(i));
+        if (std::find(down.begin(), down.end(), ctx.nodeIndex) == down.end())
+            continue;
+        ++sources;
+        sourceServers = ctx.spec.nodes[i].params.value("bootstrap_servers", std::string());
+    }
+    if (sources != 1)
+        ctx.error("delivery",
+                  "exactly_once needs exactly one source.kafka upstream (found "
+                      + std::to_string(sources)
+                      + "): the transaction commits that source's offsets with the "
+                        "output; use at_least_once with an idempotent consumer otherwise");
+    else if (sourceServers != p.value("bootstrap_servers", std::string()))
+        ctx.error("delivery", "exactly_once needs the source and the sink on the same cluster "
+                              "(same bootstrap_servers): a Kafka transaction cannot commit "
+                              "offsets of another cluster");
+    if (!ctx.spec.settings.contains("checkpoint"))
+        ctx.warning("delivery", "exactly_once commits one transaction per checkpoint: without "
+                                "settings.checkpoint the output is committed only when a bounded "
+                                "run ends");
+}
+
+} // namespace tideline

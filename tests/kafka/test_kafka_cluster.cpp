@@ -1,0 +1,568 @@
+// source.kafka and sink.kafka against librdkafka's mock cluster running in its own process
+// (tideline-kafka-mock), with kcat as an independent client on both sides.
+
+#include "kafka_harness.hpp"
+
+#include <librdkafka/rdkafka.h>
+
+#include <QtTest>
+
+#include <set>
+
+using namespace tideline;
+using namespace kafkatest;
+
+namespace {
+
+Json node(const std::string &id, const std::string &kind, Json params = Json::object())
+{
+    return Json{{"id", id}, {"kind", kind}, {"params", std::move(params)}};
+}
+Json edge(const std::string &from, const std::string &to)
+{
+    return Json{{"from", from}, {"to", to}};
+}
+Json pipeline(Json nodes, Json edges)
+{
+    return Json{{"format", "tideline/1"},
+                {"name", "kafka-test"},
+                {"nodes", std::move(nodes)},
+                {"edges", std::move(edges)}};
+}
+
+Json kafkaSource(const QString &bootstrap, const std::string &topic, Json extra = Json::object())
+{
+    Json p{{"bootstrap_servers", bootstrap.toStdString()},
+           {"topic", topic},
+           {"group_id", "g-" + topic}};
+    for (auto it = extra.begin(); it != extra.end(); ++it)
+        p[it.key()] = it.value();
+    return node("src", "source.kafka", p);
+}
+
+std::unique_ptr<Job> makeJob(const Json &j, const std::string &dir, std::string &error)
+{
+    std::string problems;
+    PipelineSpec spec = specFrom(j, &problems);
+    auto ds = validate(spec);
+    for (const auto &d : ds)
+        if (d.isError())
+            problems += d.format() + "\n";
+    if (!problems.empty()) {
+        error = problems;
+        return nullptr;
+    }
+    JobOptions o;
+    o.baseDir = dir;
+    return Job::create(spec, o, error);
+}
+
+QByteArray events(int from, int to, int malformedEvery = 0)
+{
+    QByteArray b;
+    for (int i = from; i < to; ++i) {
+        if (malformedEvery && i % malformedEvery == 0)
+            b += "{\"event_id\": " + QByteArray::number(i) + ", broken\n";
+        else
+            b += "{\"event_id\":" + QByteArray::number(i) + ",\"user\":\"u"
+                 + QByteArray::number(i % 7)
+                 + "\",\"t\":" + QByteArray::number(1700000000000LL + i * 10) + "}\n";
+    }
+    return b;
+}
+
+/// Committed offsets of a group, read with a plain librdkafka consumer (independent of the
+/// engine's source).
+std::map<int, long long> committedOffsets(const QString &bootstrap,
+                                          const std::string &group,
+                                          const std::string &topic,
+                                          int partitions)
+{
+    char err[256];
+    rd_kafka_conf_t *c = rd_kafka_conf_new();
+    rd_kafka_conf_set(c, "bootstrap.servers", bootstrap.toUtf8().constData(), err, sizeof err);
+    rd_kafka_conf_set(c, "group.id", group.c_str(), err, sizeof err);
+    rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_CONSUMER, c, err, sizeof err);
+    rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(partitions);
+    for (int p = 0; p < partitions; ++p)
+        rd_kafka_topic_partition_list_add(l, topic.c_str(), p);
+    std::map<int, long long> out;
+    if (rd_kafka_committed(rk, l, 10000) == 0)
+        for (int i = 0; i < l->cnt; ++i)
+            if (l->elems[i].offset >= 0)
+                out[l->elems[i].partition] = l->elems[i].offset;
+    rd_kafka_topic_partition_list_destroy(l);
+    rd_kafka_destroy(rk);
+    return out;
+}
+
+std::set<long long> ids(const std::vector<Json> &rows, const char *field = "event_id")
+{
+    std::set<long long> s;
+    for (const auto &r : rows)
+        if (r.contains(field))
+            s.insert(r[field].get<long long>());
+    return s;
+}
+
+} // namespace
+
+class KafkaClusterTest : public QObject
+{
+    Q_OBJECT
+    MockCluster m_mock;
+    QTemporaryDir m_dir;
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        QString err
+            = m_mock.start(3, {"in:4", "fresh:2", "out:3", "idle:4", "nowin:4", "faults:4",
+                               "eos_in:2", "eos_out:2", "fenced_out:1", "commit:2", "group:4"});
+        QVERIFY2(err.isEmpty(), qPrintable(err));
+    }
+
+    void kcatProducesEngineConsumes()
+    {
+        QString err;
+        QVERIFY2(kcatProduce(m_mock.bootstrap, "in", events(0, 400, 50), -1, false, &err),
+                 qPrintable(err));
+        std::string dir = m_dir.path().toStdString();
+        Json j = pipeline(Json::array({kafkaSource(m_mock.bootstrap, "in", {{"bounded", true}}),
+                                       node("out", "sink.file", {{"path", "k1.jsonl"}}),
+                                       node("bad", "sink.file", {{"path", "k1-errors.jsonl"}})}),
+                          Json::array({edge("src.out", "out.in"), edge("src.errors", "bad.in")}));
+        std::string error;
+        auto job = makeJob(j, dir, error);
+        QVERIFY2(job, error.c_str());
+        QCOMPARE(job->runtime().nodes()[0].source->partitions(), 4);
+        QCOMPARE(runUntilDone(*job), Job::Status::Finished);
+        auto rows = readJsonLines(dir + "/k1.jsonl");
+        auto bad = readJsonLines(dir + "/k1-errors.jsonl");
+        QCOMPARE(static_cast<int>(rows.size()), 392);
+        QCOMPARE(static_cast<int>(bad.size()), 8);
+        QCOMPARE(static_cast<int>(ids(rows).size()), 392);
+        std::set<int> partitionsSeen;
+        for (const auto &r : rows) {
+            QVERIFY(r.contains("_kafka"));
+            QCOMPARE(r["_kafka"]["topic"].get<std::string>(), std::string("in"));
+            QVERIFY(r["_kafka"]["offset"].get<long long>() >= 0);
+            QVERIFY(r["_kafka"]["timestamp"].is_number_integer());
+            QVERIFY(r["_kafka"]["key"].is_null());
+            partitionsSeen.insert(r["_kafka"]["partition"].get<int>());
+        }
+        QCOMPARE(static_cast<int>(partitionsSeen.size()), 4);
+        for (const auto &b : bad) {
+            std::string where = b["where"].get<std::string>();
+            QVERIFY2(where.rfind("in/", 0) == 0 && std::count(where.begin(), where.end(), '/') == 2,
+                     where.c_str());
+            QVERIFY(b["reason"].get<std::string>().find("malformed JSON") != std::string::npos);
+            QVERIFY(b["raw"].get<std::string>().find("broken") != std::string::npos);
+            QCOMPARE(b["node"].get<std::string>(), std::string("src"));
+        }
+        auto snap = job->snapshot();
+        QCOMPARE(snap.node("src")->errors, 8);
+        QCOMPARE(snap.node("src")->recordsOut, 392);
+    }
+
+    void engineProducesKcatConsumes()
+    {
+        std::string dir = m_dir.path().toStdString();
+        {
+            std::ofstream f(dir + "/in2.jsonl");
+            for (int i = 0; i < 300; ++i)
+                f << "{\"event_id\":" << i << ",\"user\":\"u" << i % 5 << "\"}\n";
+        }
+        Json j = pipeline(Json::array({node("src", "source.file", {{"path", "in2.jsonl"}}),
+                                       node("out", "sink.kafka",
+                                            {{"bootstrap_servers", m_mock.bootstrap.toStdString()},
+                                             {"topic", "out"},
+                                             {"key_field", "user"}})}),
+                          Json::array({edge("src.out", "out.in")}));
+        std::string error;
+        auto job = makeJob(j, dir, error);
+        QVERIFY2(job, error.c_str());
+        QCOMPARE(runUntilDone(*job), Job::Status::Finished);
+        job.reset();
+        QStringList lines = kcatConsume(m_mock.bootstrap, "out");
+        QCOMPARE(lines.size(), 300);
+        std::map<QString, std::set<QString>> partitionsByKey;
+        std::set<long long> seen;
+        for (const auto &l : lines) {
+            QStringList f = l.split('\t');
+            QCOMPARE(f.size(), 4);
+            Json v = Json::parse(f[3].toStdString());
+            seen.insert(v["event_id"].get<long long>());
+            QCOMPARE(QString::fromStdString(v["user"].get<std::string>()), f[2]);
+            partitionsByKey[f[2]].insert(f[0]);
+        }
+        QCOMPARE(static_cast<int>(seen.size()), 300);
+        for (const auto &[k, parts] : partitionsByKey) // keyed: one partition per key
+            QCOMPARE(static_cast<int>(parts.size()), 1);
+    }
+
+    void startPositionsAndCommitAfterCheckpointOnly()
+    {
+        QVERIFY(kcatProduce(m_mock.bootstrap, "commit", events(0, 100)));
+        std::string dir = m_dir.path().toStdString();
+        std::string error;
+        // committed without a committed offset: a clear error, not a silent start.
+        {
+            Json j = pipeline(Json::array({kafkaSource(m_mock.bootstrap, "commit",
+                                                       {{"bounded", true}, {"start", "committed"}}),
+                                           node("out", "sink.discard")}),
+                              Json::array({edge("src.out", "out.in")}));
+            auto job = makeJob(j, dir, error);
+            QVERIFY2(job, error.c_str());
+            QCOMPARE(runUntilDone(*job), Job::Status::Failed);
+            QVERIFY2(job->failure().find("no committed offset") != std::string::npos,
+                     job->failure().c_str());
+        }
+        // latest: nothing to read in a bounded run.
+        {
+            Json j = pipeline(Json::array({kafkaSource(m_mock.bootstrap, "commit",
+                                                       {{"bounded", true}, {"start", "latest"}}),
+                                           node("out", "sink.discard")}),
+                              Json::array({edge("src.out", "out.in")}));
+            auto job = makeJob(j, dir, error);
+            QVERIFY2(job, error.c_str());
+            QCOMPARE(runUntilDone(*job), Job::Status::Finished);
+            QCOMPARE(job->snapshot().recordsRead, 0);
+        }
+        // earliest: read 100; a snapshot alone commits nothing, notify commits its offsets.
+        {
+            Json j = pipeline(
+                Json::array({kafkaSource(m_mock.bootstrap, "commit", {{"bounded", true}}),
+                             node("out", "sink.discard")}),
+                Json::array({edge("src.out", "out.in")}));
+            auto job = makeJob(j, dir, error);
+            QVERIFY2(job, error.c_str());
+            QCOMPARE(runUntilDone(*job), Job::Status::Finished);
+            QCOMPARE(job->snapshot().recordsRead, 100);
+            QVERIFY(committedOffsets(m_mock.bootstrap, "g-commit", "commit", 2).empty());
+            snapshotAll(*job);
+            QVERIFY(committedOffsets(m_mock.bootstrap, "g-commit", "commit", 2).empty());
+            notifyAll(*job, 1);
+            job.reset(); // waits for the asynchronous commit
+            auto c = committedOffsets(m_mock.bootstrap, "g-commit", "commit", 2);
+            long long total = 0;
+            for (const auto &[p, off] : c)
+                total += off;
+            QCOMPARE(total, 100LL);
+        }
+        // committed: continues after the committed offsets (reads only the 50 new ones).
+        QVERIFY(kcatProduce(m_mock.bootstrap, "commit", events(100, 150)));
+        {
+            Json j = pipeline(Json::array({kafkaSource(m_mock.bootstrap, "commit",
+                                                       {{"bounded", true}, {"start", "committed"}}),
+                                           node("out", "sink.file", {{"path", "commit.jsonl"}})}),
+                              Json::array({edge("src.out", "out.in")}));
+            auto job = makeJob(j, dir, error);
+            QVERIFY2(job, error.c_str());
+            QCOMPARE(runUntilDone(*job), Job::Status::Finished);
+            auto got = ids(readJsonLines(dir + "/commit.jsonl"));
+            QCOMPARE(static_cast<int>(got.size()), 50);
+            QCOMPARE(*got.begin(), 100LL);
+        }
+    }
+
+    void resumeFromCheckpointedOffsets()
+    {
+        QVERIFY(kcatProduce(m_mock.bootstrap, "fresh", events(0, 2000)));
+        std::string dir = m_dir.path().toStdString();
+        std::string error;
+        Json j = pipeline(Json::array({kafkaSource(m_mock.bootstrap, "fresh", {{"bounded", true}}),
+                                       node("out", "sink.file", {{"path", "resume1.jsonl"}})}),
+                          Json::array({edge("src.out", "out.in")}));
+        Snapshot cp;
+        {
+            auto job = makeJob(j, dir, error);
+            QVERIFY2(job, error.c_str());
+            while (job->snapshot().recordsRead < 700 && job->runFor(50) == Job::Status::Running)
+                job->publishMetrics();
+            cp = snapshotAll(*job);
+            job->runFor(300); // processed after the checkpoint: replayed after the "crash"
+        }
+        j["nodes"][1]["params"]["path"] = "resume2.jsonl";
+        auto job = makeJob(j, dir, error);
+        QVERIFY2(job, error.c_str());
+        restoreAll(*job, cp);
+        QCOMPARE(runUntilDone(*job), Job::Status::Finished);
+        auto first = ids(readJsonLines(dir + "/resume1.jsonl"));
+        auto second = ids(readJsonLines(dir + "/resume2.jsonl"));
+        std::set<long long> all = first;
+        all.insert(second.begin(), second.end());
+        QCOMPARE(static_cast<int>(all.size()), 2000);
+        int overlap = 0;
+        for (auto id : second)
+            overlap += static_cast<int>(first.count(id));
+        QVERIFY2(overlap > 0 && overlap <= 400, qPrintable(QString("replayed %1").arg(overlap)));
+        QVERIFY(static_cast<int>(second.size()) < 2000);
+    }
+
+    void checkpointedOffsetOutOfRangeFailsLoudly()
+    {
+        std::string dir = m_dir.path().toStdString();
+        std::string error;
+        Json j = pipeline(Json::array({kafkaSource(m_mock.bootstrap, "fresh", {{"bounded", true}}),
+                                       node("out", "sink.discard")}),
+                          Json::array({edge("src.out", "out.in")}));
+        auto job = makeJob(j, dir, error);
+        QVERIFY2(job, error.c_str());
+        // A checkpoint pointing past the log (as after retention deleted data below it).
+        StateWriter w;
+        w.u8(1);
+        w.str("fresh");
+        w.u8(1);
+        w.u64(1);
+        w.i64(0);
+        w.i64(5000000);
+        w.i64(5000100);
+        restoreAll(*job, {{"src", w.take()}});
+        QCOMPARE(runUntilDone(*job, 20000), Job::Status::Failed);
+        QVERIFY2(job->failure().find("refusing to skip") != std::string::npos,
+                 job->failure().c_str());
+    }
+
+    void idlePartitionDoesNotFreezeWindows_data()
+    {
+        QTest::addColumn<int>("idleTimeout");
+        QTest::addColumn<QString>("topic");
+        QTest::newRow("idle_timeout 400 ms") << 400 << "idle";
+        QTest::newRow("no idle timeout (control)") << 0 << "nowin";
+    }
+    void idlePartitionDoesNotFreezeWindows()
+    {
+        QFETCH(int, idleTimeout);
+        QFETCH(QString, topic);
+        // Partitions 0..2 get 10 s of event time; partition 3 gets nothing.
+        for (int p = 0; p < 3; ++p) {
+            QByteArray b;
+            for (int i = 0; i < 100; ++i)
+                b += "{\"id\":" + QByteArray::number(p * 1000 + i)
+                     + ",\"t\":" + QByteArray::number(1700000000000LL + i * 100) + "}\n";
+            QVERIFY(kcatProduce(m_mock.bootstrap, topic, b, p));
+        }
+        std::string dir = m_dir.path().toStdString();
+        std::string out = topic.toStdString() + "-windows.jsonl";
+        Json j = pipeline(
+            Json::array({kafkaSource(m_mock.bootstrap, topic.toStdString(),
+                                     {{"properties", {{"session.timeout.ms", "6000"}}}}),
+                         node("wm", "watermark",
+                              {{"time_field", "t"},
+                               {"max_out_of_orderness_ms", 0},
+                               {"idle_timeout_ms", idleTimeout}}),
+                         node("w", "window",
+                              {{"type", "tumbling"},
+                               {"size_ms", 1000},
+                               {"aggregates", Json::array({Json{{"op", "count"}, {"as", "n"}}})}}),
+                         node("out", "sink.file", {{"path", out}})}),
+            Json::array(
+                {edge("src.out", "wm.in"), edge("wm.out", "w.in"), edge("w.out", "out.in")}));
+        std::string error;
+        auto job = makeJob(j, dir, error);
+        QVERIFY2(job, error.c_str());
+        QElapsedTimer t;
+        t.start();
+        // Unbounded: run until windows have fired (or the control has had its chance).
+        long long fired = 0;
+        while (t.elapsed() < 8000) {
+            QCOMPARE(job->runFor(1000), Job::Status::Running);
+            job->publishMetrics();
+            fired = job->snapshot().node("w")->recordsOut;
+            if (fired >= 9 && t.elapsed() > 1500)
+                break;
+        }
+        auto snap = job->snapshot();
+        const auto *wm = snap.node("wm");
+        QVERIFY(wm);
+        QCOMPARE(snap.node("src")->recordsOut, 300);
+        QCOMPARE(static_cast<int>(wm->inputs.size()), 4);
+        if (idleTimeout > 0) {
+            QVERIFY2(fired >= 9, qPrintable(QString("windows fired: %1").arg(fired)));
+            // "Why is the watermark here": partition 3 is named as idle, the others are not.
+            QCOMPARE(QString::fromStdString(wm->inputs[3].name), QString("partition 3"));
+            QVERIFY(wm->inputs[3].idle);
+            QVERIFY(!wm->inputs[3].watermark);
+            for (int p = 0; p < 3; ++p)
+                QVERIFY(wm->inputs[static_cast<std::size_t>(p)].watermark.has_value());
+            QVERIFY(wm->watermark.has_value());
+        } else {
+            QCOMPARE(fired, 0LL); // one empty partition holds every window back
+            QVERIFY(!wm->watermark.has_value());
+        }
+        job->requestStop();
+        job->run();
+    }
+
+    void injectedProduceFetchAndCommitErrors()
+    {
+        std::string dir = m_dir.path().toStdString();
+        std::string error;
+        // Produce (ApiKey 0): retriable errors and a dropped connection.
+        QCOMPARE(
+            m_mock.command(
+                "err 0 NOT_LEADER_FOR_PARTITION REQUEST_TIMED_OUT _TRANSPORT NOT_ENOUGH_REPLICAS"),
+            QString("ok"));
+        {
+            std::ofstream f(dir + "/faults.jsonl");
+            for (int i = 0; i < 1000; ++i)
+                f << "{\"event_id\":" << i << "}\n";
+        }
+        Json pj = pipeline(Json::array({node("src", "source.file", {{"path", "faults.jsonl"}}),
+                                        node("out", "sink.kafka",
+                                             {{"bootstrap_servers", m_mock.bootstrap.toStdString()},
+                                              {"topic", "faults"}})}),
+                           Json::array({edge("src.out", "out.in")}));
+        {
+            auto job = makeJob(pj, dir, error);
+            QVERIFY2(job, error.c_str());
+            QCOMPARE(runUntilDone(*job), Job::Status::Finished);
+        }
+        QStringList lines = kcatConsume(m_mock.bootstrap, "faults");
+        std::set<long long> got;
+        for (const auto &l : lines)
+            got.insert(Json::parse(l.split('\t')[3].toStdString())["event_id"].get<long long>());
+        QCOMPARE(static_cast<int>(got.size()),
+                 1000); // nothing lost (duplicates would be absorbed downstream)
+        qInfo("produce faults: %d records in the log for 1000 sent",
+              static_cast<int>(lines.size()));
+
+        // Fetch (ApiKey 1) errors and OffsetCommit (ApiKey 8) errors while consuming.
+        QCOMPARE(m_mock.command("err 1 NOT_LEADER_FOR_PARTITION _TRANSPORT UNKNOWN_TOPIC_OR_PART"),
+                 QString("ok"));
+        Json cj
+            = pipeline(Json::array({kafkaSource(m_mock.bootstrap, "faults", {{"bounded", true}}),
+                                    node("out", "sink.file", {{"path", "faults-read.jsonl"}})}),
+                       Json::array({edge("src.out", "out.in")}));
+        auto job = makeJob(cj, dir, error);
+        QVERIFY2(job, error.c_str());
+        QCOMPARE(runUntilDone(*job), Job::Status::Finished);
+        QCOMPARE(static_cast<int>(ids(readJsonLines(dir + "/faults-read.jsonl")).size()), 1000);
+        QCOMPARE(m_mock.command("err 8 COORDINATOR_NOT_AVAILABLE"), QString("ok"));
+        snapshotAll(*job);
+        notifyAll(*job, 1); // this commit fails at the coordinator: harmless, nothing advanced
+        QTest::qWait(500);
+        job->runFor(1); // serves the commit result
+        QCOMPARE(m_mock.command("clear 8"), QString("ok"));
+        snapshotAll(*job);
+        notifyAll(*job, 2); // unchanged offsets are not re-sent; the destructor waits for it
+        job.reset();
+        auto c = committedOffsets(m_mock.bootstrap, "g-faults", "faults", 4);
+        long long total = 0;
+        for (const auto &[p, off] : c)
+            total += off;
+        // Either the first commit was retried by librdkafka or it failed; never more than read.
+        QVERIFY2(total == static_cast<long long>(lines.size()) || total == 0,
+                 qPrintable(QString("committed %1").arg(total)));
+    }
+
+    void exactlyOnceCommitsOutputWithOffsets()
+    {
+        QVERIFY(kcatProduce(m_mock.bootstrap, "eos_in", events(0, 500)));
+        std::string dir = m_dir.path().toStdString();
+        std::string error;
+        // Retriable transaction errors on InitProducerId, AddOffsetsToTxn and EndTxn: retried.
+        QCOMPARE(m_mock.command("err 22 COORDINATOR_NOT_AVAILABLE"), QString("ok"));
+        QCOMPARE(m_mock.command("err 25 COORDINATOR_LOAD_IN_PROGRESS"), QString("ok"));
+        QCOMPARE(m_mock.command("err 26 NOT_COORDINATOR _TRANSPORT"), QString("ok"));
+        Json j = pipeline(Json::array({kafkaSource(m_mock.bootstrap, "eos_in", {{"bounded", true}}),
+                                       node("out", "sink.kafka",
+                                            {{"bootstrap_servers", m_mock.bootstrap.toStdString()},
+                                             {"topic", "eos_out"},
+                                             {"delivery", "exactly_once"}})}),
+                          Json::array({edge("src.out", "out.in")}));
+        auto job = makeJob(j, dir, error);
+        QVERIFY2(job, error.c_str());
+        // Epoch 1: a checkpoint mid-run (pre-commit at the barrier, commit on notify).
+        while (job->snapshot().recordsRead < 200 && job->runFor(50) == Job::Status::Running)
+            job->publishMetrics();
+        auto cp = snapshotAll(*job);
+        notifyAll(*job, 1);
+        QCOMPARE(runUntilDone(*job), Job::Status::Finished); // last epoch commits at the end
+        job.reset();
+        QStringList lines
+            = kcatConsume(m_mock.bootstrap, "eos_out", {"-X", "isolation.level=read_committed"});
+        QCOMPARE(lines.size(), 500);
+        // What the 2.0.2 mock cannot show: TxnOffsetCommit is acknowledged but not stored, so the
+        // group's offsets stay empty (documented limitation; the decision logic is covered by
+        // engine.kafka.eos_double).
+        qInfo("mock: offsets committed in the transaction read back as %zu partitions",
+              committedOffsets(m_mock.bootstrap, "g-eos_in", "eos_in", 2).size());
+    }
+
+    void fencedProducerFailsTheRunClearly()
+    {
+        std::string dir = m_dir.path().toStdString();
+        std::string error;
+        QCOMPARE(m_mock.command("err 24 PRODUCER_FENCED"), QString("ok"));
+        Json j = pipeline(Json::array({kafkaSource(m_mock.bootstrap, "eos_in",
+                                                   {{"bounded", true}, {"group_id", "g-fenced"}}),
+                                       node("out", "sink.kafka",
+                                            {{"bootstrap_servers", m_mock.bootstrap.toStdString()},
+                                             {"topic", "fenced_out"},
+                                             {"delivery", "exactly_once"}})}),
+                          Json::array({edge("src.out", "out.in")}));
+        auto job = makeJob(j, dir, error);
+        QVERIFY2(job, error.c_str());
+        QCOMPARE(runUntilDone(*job), Job::Status::Failed);
+        std::string f = job->failure();
+        QVERIFY2(f.find("node `out`") != std::string::npos && f.find("fenced") != std::string::npos,
+                 f.c_str());
+        QVERIFY2(f.find("recreated") != std::string::npos || f.find("aborted") != std::string::npos,
+                 f.c_str());
+        QCOMPARE(m_mock.command("clear 24"), QString("ok"));
+    }
+
+    void twoMembersShareThePartitions()
+    {
+        QVERIFY(kcatProduce(m_mock.bootstrap, "group", events(0, 800)));
+        std::string dir = m_dir.path().toStdString();
+        std::string error;
+        auto make = [&](const std::string &file) {
+            Json j = pipeline(Json::array({kafkaSource(m_mock.bootstrap, "group",
+                                                       {{"properties",
+                                                         {{"session.timeout.ms", "6000"},
+                                                          {"heartbeat.interval.ms", "500"}}}}),
+                                           node("out", "sink.file", {{"path", file}})}),
+                              Json::array({edge("src.out", "out.in")}));
+            return makeJob(j, dir, error);
+        };
+        auto a = make("member-a.jsonl");
+        QVERIFY2(a, error.c_str());
+        auto b = make("member-b.jsonl");
+        QVERIFY2(b, error.c_str());
+        QElapsedTimer t;
+        t.start();
+        while (t.elapsed() < 15000) {
+            a->runFor(500);
+            b->runFor(500);
+            a->publishMetrics();
+            b->publishMetrics();
+            if (a->snapshot().recordsRead + b->snapshot().recordsRead >= 800 && t.elapsed() > 3000)
+                break;
+        }
+        a->requestStop();
+        b->requestStop();
+        a->run();
+        b->run();
+        auto ra = readJsonLines(dir + "/member-a.jsonl");
+        auto rb = readJsonLines(dir + "/member-b.jsonl");
+        std::set<int> pa, pb;
+        for (const auto &r : ra)
+            pa.insert(r["_kafka"]["partition"].get<int>());
+        for (const auto &r : rb)
+            pb.insert(r["_kafka"]["partition"].get<int>());
+        auto all = ids(ra);
+        auto idsB = ids(rb);
+        all.insert(idsB.begin(), idsB.end());
+        QCOMPARE(static_cast<int>(all.size()), 800);
+        qInfo("member a partitions %zu (%zu records), member b partitions %zu (%zu records)",
+              pa.size(), ra.size(), pb.size(), rb.size());
+        QVERIFY2(!pa.empty() && !pb.empty(), "both members got partitions");
+    }
+};
+
+QTEST_GUILESS_MAIN(KafkaClusterTest)
+#include "test_kafka_cluster.moc"
