@@ -358,6 +358,9 @@ std::vector<NodeKind> buildKinds()
                                   "(a transaction per checkpoint)."),
                                 "at_least_once"),
                             {"at_least_once", "exactly_once"}),
+                    p("transactional_id", ParamType::String,
+                      "exactly_once: stable id of this writer (default tideline-<group_id>-<node>); "
+                      "give each process sharing a group its own."),
                     p("properties", ParamType::StringMap,
                       "Extra librdkafka settings (allowlisted; secrets as ${env:NAME}).")};
         k.push_back(n);

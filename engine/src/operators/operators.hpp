@@ -46,5 +46,9 @@ std::unique_ptr<Operator> makeEnrich(const OperatorContext &);
 void validateEnrich(const NodeValidationContext &);
 std::unique_ptr<Operator> makeUpsertSink(const OperatorContext &);
 void validateUpsertSink(const NodeValidationContext &);
+std::unique_ptr<Operator> makeKafkaSource(const OperatorContext &);
+void validateKafkaSource(const NodeValidationContext &);
+std::unique_ptr<Operator> makeKafkaSink(const OperatorContext &);
+void validateKafkaSink(const NodeValidationContext &);
 
 } // namespace tideline

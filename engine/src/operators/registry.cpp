@@ -20,6 +20,8 @@ const auto kImpls = std::to_array<KindImpl>({
     {"enrich", &makeEnrich, &validateEnrich},
     {"sink.upsert", &makeUpsertSink, &validateUpsertSink},
     {"sink.discard", &makeDiscardSink, nullptr},
+    {"source.kafka", &makeKafkaSource, &validateKafkaSource},
+    {"sink.kafka", &makeKafkaSink, &validateKafkaSink},
 });
 } // namespace
 
