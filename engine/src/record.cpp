@@ -33,7 +33,40 @@ int typeRank(ValueType t)
     return 5;
 }
 
+/// Per-thread free lists of record buffers (bounded, so a burst does not pin memory).
+struct BufferPool
+{
+    static constexpr std::size_t kMax = 512;
+    std::vector<std::vector<Record::Field>> fields;
+    std::vector<std::string> arenas;
+};
+thread_local BufferPool t_pool;
+
 } // namespace
+
+Record::~Record()
+{
+    if (m_fields.capacity() != 0 && m_fields.capacity() <= 64 && t_pool.fields.size() < BufferPool::kMax) {
+        m_fields.clear();
+        t_pool.fields.push_back(std::move(m_fields));
+    }
+    if (m_arena.capacity() > 15 && m_arena.capacity() <= 4096 && t_pool.arenas.size() < BufferPool::kMax) {
+        m_arena.clear();
+        t_pool.arenas.push_back(std::move(m_arena));
+    }
+}
+
+void Record::takePooledBuffers()
+{
+    if (m_fields.capacity() == 0 && !t_pool.fields.empty()) {
+        m_fields = std::move(t_pool.fields.back());
+        t_pool.fields.pop_back();
+    }
+    if (m_arena.empty() && m_arena.capacity() <= 15 && !t_pool.arenas.empty()) {
+        m_arena = std::move(t_pool.arenas.back());
+        t_pool.arenas.pop_back();
+    }
+}
 
 bool valuesEqual(const Value &a, const Value &b)
 {
@@ -148,6 +181,8 @@ static void fillValue(Record::Field &f, const Value &v)
 
 void Record::append(std::string_view path, const Value &v)
 {
+    if (m_fields.capacity() == 0)
+        takePooledBuffers();
     Field f;
     f.nameOff = addBytes(path);
     f.nameLen = static_cast<std::uint32_t>(path.size());
@@ -179,6 +214,8 @@ void Record::insertGrouped(Field f, std::string_view path)
 
 void Record::set(std::string_view path, const Value &v)
 {
+    if (m_fields.capacity() == 0)
+        takePooledBuffers();
     // Copy string bytes first: v.s may point into the arena that the name append moves.
     std::uint32_t strOff = 0;
     if (v.type == ValueType::String || v.type == ValueType::Raw)

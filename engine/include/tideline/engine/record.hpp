@@ -76,6 +76,13 @@ public:
     std::uint32_t partition = 0;
 
     Record() = default;
+    Record(const Record &) = default;
+    Record(Record &&) noexcept = default;
+    Record &operator=(const Record &) = default;
+    Record &operator=(Record &&) noexcept = default;
+    /// Gives the buffers back to a small per-thread pool: records are created by sources and
+    /// destroyed at sinks and windows on the same loop thread, so steady state needs no malloc.
+    ~Record();
 
     std::size_t size() const { return m_fields.size(); }
     bool empty() const { return m_fields.empty(); }
@@ -121,6 +128,7 @@ public:
     }
     void reserve(std::size_t fields, std::size_t bytes)
     {
+        takePooledBuffers();
         m_fields.reserve(fields);
         m_arena.reserve(bytes);
     }
@@ -133,6 +141,7 @@ public:
     bool operator==(const Record &o) const;
 
 private:
+    void takePooledBuffers();
     std::uint32_t addBytes(std::string_view bytes);
     void insertGrouped(Field f, std::string_view path);
 
