@@ -11,6 +11,7 @@ const auto kImpls = std::to_array<KindImpl>({
     {"source.generator", &makeGeneratorSource, &validateGenerator},
     {"source.file", &makeFileSource, nullptr},
     {"watermark", &makeWatermark, &validateWatermark},
+    {"window", &makeWindow, &validateWindow},
     {"sink.file", &makeFileSink, nullptr},
     {"sink.console", &makeConsoleSink, nullptr},
     {"filter", &makeFilter, &validateFilter},

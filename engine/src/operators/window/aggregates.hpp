@@ -1,0 +1,71 @@
+#pragma once
+// The window node's aggregate functions: count, sum, min, max, avg.
+//
+// Each aggregate of a (window, key) keeps one fixed-size AggState, so a pane's accumulators are
+// a flat array (no allocation per record, trivially copyable, mergeable for session merges).
+// SQL rules: null or missing values are ignored; sum/min/max of no values is null and avg of no
+// values is null. sum stays an integer while every input is an integer and becomes a double
+// once one input is a double (or the integer sum would overflow); min/max return the winning
+// input unchanged (an int stays an int). A non-numeric value given to sum/min/max/avg is
+// ignored and counted as an error of the node.
+
+#include <tideline/engine/record.hpp>
+#include <tideline/engine/state_io.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tideline::window {
+
+enum class AggOp : std::uint8_t { Count, Sum, Min, Max, Avg };
+
+const char *aggOpName(AggOp op);
+bool parseAggOp(std::string_view s, AggOp &op);
+
+struct AggSpec
+{
+    AggOp op = AggOp::Count;
+    std::string field; ///< "" = count records
+    std::string as;    ///< output name
+};
+
+/// Default output name: `op` without a field, `op_field` with one (dots become underscores
+/// so that the default never creates a nested object by accident).
+std::string defaultAggName(AggOp op, const std::string &field);
+
+struct AggState
+{
+    std::int64_t n = 0;   ///< values seen (records for count without field)
+    std::int64_t i = 0;   ///< integer sum, or the int min/max
+    double d = 0;         ///< double part of the sum, or the double min/max
+    std::uint8_t dbl = 0; ///< sum: has a double part; min/max: the best value is the double
+};
+
+class Aggregates
+{
+public:
+    explicit Aggregates(std::vector<AggSpec> specs);
+
+    std::size_t size() const { return m_specs.size(); }
+    const std::vector<AggSpec> &specs() const { return m_specs; }
+
+    /// Folds one record into `acc` (size() states). Returns 1 when some value of the record
+    /// was ignored because it was not a number (for sum/min/max/avg), else 0: the node counts
+    /// such records as errors.
+    int add(const Record &r, AggState *acc);
+    /// acc += other (both size() states), for merging sessions.
+    void merge(AggState *acc, const AggState *other) const;
+    /// Writes every aggregate under its `as` name.
+    void writeTo(const AggState *acc, Record &out) const;
+
+    void save(StateWriter &w, const AggState *acc) const;
+    void load(StateReader &r, AggState *acc) const;
+
+private:
+    std::vector<AggSpec> m_specs;
+    std::vector<int> m_hints;
+    bool m_onlyCount = false; ///< every aggregate is count without a field: no lookups at all
+};
+
+} // namespace tideline::window

@@ -1,0 +1,343 @@
+// Tumbling and sliding windows: windows aligned to the epoch, shared by every key.
+//
+// Because every key has the same window boundaries, state is one pane per window (ordered by
+// start, which for a fixed size is also the order of ends) and inside it an open-addressing
+// table from encoded key to accumulators. The common path of a record is: floor its time to the
+// window start, reuse the last pane when the window is the same, hash the key bytes, probe, fold
+// the record in. Nothing is allocated unless the key is new in that window. A watermark advance
+// looks at one pane (the first not yet fired) when nothing fires. Panes that are dropped give
+// their table memory back to a small pool, so a steady stream re-uses the same buffers.
+//
+// Sliding windows put a record into each of its size/slide windows (no pane sharing): simple
+// and exact for every aggregate; the cost grows with size/slide, which validation bounds.
+
+#include "operators/window/window_base.hpp"
+
+#include <cstring>
+#include <map>
+#include <numeric>
+
+namespace tideline::window {
+
+namespace {
+
+Timestamp floorMod(Timestamp t, Timestamp s)
+{
+    const Timestamp r = t % s;
+    return r < 0 ? r + s : r;
+}
+
+/// Keys of one window and their accumulators.
+class PaneTable
+{
+public:
+    void reset(std::size_t expected, std::size_t nAggs)
+    {
+        m_nAggs = nAggs;
+        m_entries.clear();
+        m_keys.clear();
+        m_accs.clear();
+        std::size_t cap = 16;
+        while (cap < expected * 2)
+            cap <<= 1;
+        if (m_slots.size() != cap)
+            m_slots.assign(cap, 0);
+        else
+            std::fill(m_slots.begin(), m_slots.end(), 0);
+        m_entries.reserve(expected);
+        m_accs.reserve(expected * nAggs);
+    }
+
+    std::uint32_t findOrInsert(std::string_view key, std::uint64_t hash, bool &created)
+    {
+        std::size_t mask = m_slots.size() - 1;
+        const std::uint64_t tag = hash >> 32;
+        std::size_t pos = hash & mask;
+        for (;;) {
+            const std::uint64_t s = m_slots[pos];
+            if (s == 0)
+                break;
+            if ((s >> 32) == tag) {
+                const auto idx = static_cast<std::uint32_t>(s) - 1;
+                const Entry &e = m_entries[idx];
+                if (e.len == key.size()
+                    && std::memcmp(m_keys.data() + e.off, key.data(), e.len) == 0) {
+                    created = false;
+                    return idx;
+                }
+            }
+            pos = (pos + 1) & mask;
+        }
+        if ((m_entries.size() + 1) * 2 > m_slots.size()) {
+            grow();
+            mask = m_slots.size() - 1;
+            pos = hash & mask;
+            while (m_slots[pos] != 0)
+                pos = (pos + 1) & mask;
+        }
+        const auto idx = static_cast<std::uint32_t>(m_entries.size());
+        m_entries.push_back({hash, static_cast<std::uint32_t>(m_keys.size()),
+                             static_cast<std::uint32_t>(key.size())});
+        m_keys.append(key);
+        m_accs.resize(m_accs.size() + m_nAggs);
+        m_slots[pos] = (tag << 32) | (idx + 1);
+        created = true;
+        return idx;
+    }
+
+    std::size_t size() const { return m_entries.size(); }
+    std::string_view key(std::uint32_t i) const
+    {
+        return {m_keys.data() + m_entries[i].off, m_entries[i].len};
+    }
+    AggState *acc(std::uint32_t i) { return m_accs.data() + std::size_t(i) * m_nAggs; }
+    const AggState *acc(std::uint32_t i) const { return m_accs.data() + std::size_t(i) * m_nAggs; }
+    std::size_t bytes() const
+    {
+        return m_slots.capacity() * sizeof(std::uint64_t) + m_entries.capacity() * sizeof(Entry)
+               + m_keys.capacity() + m_accs.capacity() * sizeof(AggState);
+    }
+
+private:
+    struct Entry
+    {
+        std::uint64_t hash;
+        std::uint32_t off;
+        std::uint32_t len;
+    };
+
+    void grow()
+    {
+        m_slots.assign(m_slots.size() * 2, 0);
+        const std::size_t mask = m_slots.size() - 1;
+        for (std::uint32_t i = 0; i < m_entries.size(); ++i) {
+            std::size_t pos = m_entries[i].hash & mask;
+            while (m_slots[pos] != 0)
+                pos = (pos + 1) & mask;
+            m_slots[pos] = ((m_entries[i].hash >> 32) << 32) | (i + 1);
+        }
+    }
+
+    // 0 = empty, else (hash >> 32) << 32 | (entry index + 1): the tag skips most key compares.
+    std::vector<std::uint64_t> m_slots;
+    std::vector<Entry> m_entries;
+    std::string m_keys;
+    std::vector<AggState> m_accs;
+    std::size_t m_nAggs = 0;
+};
+
+struct Pane
+{
+    Timestamp start = 0;
+    Timestamp end = 0;
+    bool fired = false;
+    PaneTable table;
+};
+
+class AlignedWindow final : public WindowOperatorBase
+{
+public:
+    AlignedWindow(const OperatorContext &ctx, WindowConfig cfg)
+        : WindowOperatorBase(ctx, std::move(cfg))
+    {
+        m_cursor = m_panes.end();
+    }
+
+    void processRecord(int, Record &&rec, Output &out) override
+    {
+        const Timestamp t = rec.time;
+        if (m_cfg.type == WindowType::Tumbling) {
+            const Timestamp start = satSub(t, floorMod(t, m_cfg.size));
+            if (cleanupTime(satAdd(start, m_cfg.size)) <= m_wm) {
+                out.emitLate("window_closed", std::move(rec), m_wm);
+                return;
+            }
+            m_codec.encode(rec, m_keyBuf);
+            addTo(pane(start), hashBytes(m_keyBuf), rec, out);
+            return;
+        }
+        // Sliding: the windows [k*p, k*p + s) that contain t, from the earliest start.
+        const Timestamp lastStart = satSub(t, floorMod(t, m_cfg.slide));
+        const Timestamp span = (lastStart - t) + m_cfg.size - 1; // >= 0 since slide <= size
+        Timestamp count = span / m_cfg.slide + 1;
+        Timestamp start = satSub(lastStart, (count - 1) * m_cfg.slide);
+        // Windows already past allowed lateness are skipped; the record is too late only when
+        // it has no window left (the contract's "all of whose windows").
+        while (count > 0 && cleanupTime(satAdd(start, m_cfg.size)) <= m_wm) {
+            start = satAdd(start, m_cfg.slide);
+            --count;
+        }
+        if (count == 0) {
+            out.emitLate("window_closed", std::move(rec), m_wm);
+            return;
+        }
+        m_codec.encode(rec, m_keyBuf);
+        const std::uint64_t hash = hashBytes(m_keyBuf);
+        for (; count > 0; --count) {
+            addTo(pane(start), hash, rec, out);
+            if (count > 1)
+                start = satAdd(start, m_cfg.slide);
+        }
+    }
+
+    void processWatermark(Timestamp w, Output &out) override
+    {
+        if (w > m_wm)
+            m_wm = w;
+        // Fire every pane whose end - 1 the watermark reached, in order of end.
+        while (m_cursor != m_panes.end() && satSub(m_cursor->second.end, 1) <= m_wm) {
+            firePane(m_cursor->second, out);
+            m_cursor->second.fired = true;
+            ++m_cursor;
+        }
+        // Drop fired panes past their allowed lateness (ordered by end, so from the front).
+        while (!m_panes.empty()) {
+            auto it = m_panes.begin();
+            if (!it->second.fired || cleanupTime(it->second.end) > m_wm)
+                break;
+            m_entries -= static_cast<std::int64_t>(it->second.table.size());
+            if (m_pool.size() < 4)
+                m_pool.push_back(std::move(it->second.table));
+            m_panes.erase(it);
+            m_lastPane = nullptr;
+        }
+        out.emitWatermark(w);
+    }
+
+    void reportMetrics(observe::NodeMetrics &m) const override
+    {
+        m.stateEntries = m_entries;
+        m.openWindows = static_cast<std::int64_t>(m_panes.size());
+        std::size_t bytes = 0;
+        for (const auto &[start, p] : m_panes)
+            bytes += sizeof(Pane) + 48 + p.table.bytes();
+        m.stateBytes = static_cast<std::int64_t>(bytes);
+        m.errors += m_ignoredValues;
+    }
+
+    void snapshotState(StateWriter &w) const override
+    {
+        writeHeader(w);
+        w.u64(m_panes.size());
+        for (const auto &[start, p] : m_panes) {
+            w.i64(p.start);
+            w.i64(p.end);
+            w.u8(p.fired ? 1 : 0);
+            w.u64(p.table.size());
+            for (std::uint32_t i = 0; i < p.table.size(); ++i) {
+                w.str(p.table.key(i));
+                m_aggs.save(w, p.table.acc(i));
+            }
+        }
+    }
+
+    void restoreState(StateReader &r) override
+    {
+        m_panes.clear();
+        m_cursor = m_panes.end();
+        m_lastPane = nullptr;
+        m_entries = 0;
+        if (!readHeader(r))
+            throw ConfigError("node `" + m_nodeId
+                              + "`: the checkpointed window state does not match this window "
+                                "(type, size, key or aggregates changed) or is corrupt");
+        const std::uint64_t panes = r.u64();
+        for (std::uint64_t n = 0; n < panes && !r.failed(); ++n) {
+            const Timestamp start = r.i64();
+            const Timestamp end = r.i64();
+            const bool fired = r.u8() != 0;
+            const std::uint64_t entries = r.u64();
+            auto it = m_panes.emplace(start, Pane{}).first;
+            Pane &p = it->second;
+            p.start = start;
+            p.end = end;
+            p.fired = fired;
+            p.table.reset(entries, m_aggs.size());
+            for (std::uint64_t e = 0; e < entries && !r.failed(); ++e) {
+                const std::string key = r.str();
+                bool created = false;
+                const std::uint32_t idx = p.table.findOrInsert(key, hashBytes(key), created);
+                m_aggs.load(r, p.table.acc(idx));
+                ++m_entries;
+            }
+        }
+        if (r.failed())
+            throw ConfigError("node `" + m_nodeId
+                              + "`: the checkpointed window state is cut short");
+        m_cursor = m_panes.begin();
+        while (m_cursor != m_panes.end() && m_cursor->second.fired)
+            ++m_cursor;
+    }
+
+private:
+    Pane &pane(Timestamp start)
+    {
+        if (m_lastPane != nullptr && m_lastStart == start)
+            return *m_lastPane;
+        auto it = m_panes.lower_bound(start);
+        if (it == m_panes.end() || it->first != start) {
+            it = m_panes.emplace_hint(it, start, Pane{});
+            Pane &p = it->second;
+            p.start = start;
+            p.end = satAdd(start, m_cfg.size);
+            if (!m_pool.empty()) {
+                p.table = std::move(m_pool.back());
+                m_pool.pop_back();
+            }
+            p.table.reset(m_expected, m_aggs.size());
+            // A window the watermark already passed (only reachable with allowed lateness)
+            // counts as fired: each key's first record fires it at once.
+            p.fired = satSub(p.end, 1) <= m_wm;
+            if (!p.fired && (m_cursor == m_panes.end() || start < m_cursor->first))
+                m_cursor = it;
+        }
+        m_lastPane = &it->second;
+        m_lastStart = start;
+        return it->second;
+    }
+
+    void addTo(Pane &p, std::uint64_t hash, const Record &rec, Output &out)
+    {
+        bool created = false;
+        const std::uint32_t idx = p.table.findOrInsert(m_keyBuf, hash, created);
+        m_entries += created ? 1 : 0;
+        AggState *acc = p.table.acc(idx);
+        m_ignoredValues += m_aggs.add(rec, acc);
+        if (p.fired)
+            emitResult(p.start, p.end, p.table.key(idx), acc,
+                       created ? EmitKind::Final : EmitKind::Update, out);
+    }
+
+    void firePane(Pane &p, Output &out)
+    {
+        const auto n = static_cast<std::uint32_t>(p.table.size());
+        m_expected = std::max<std::size_t>(16, n);
+        m_order.resize(n);
+        std::iota(m_order.begin(), m_order.end(), 0u);
+        m_sortKeys.resize(n);
+        for (std::uint32_t i = 0; i < n; ++i)
+            m_sortKeys[i] = p.table.key(i);
+        sortByKey(m_order, m_sortKeys);
+        for (std::uint32_t i : m_order)
+            emitResult(p.start, p.end, p.table.key(i), p.table.acc(i), EmitKind::Final, out);
+    }
+
+    std::map<Timestamp, Pane> m_panes;            ///< by window start (= by end: one size)
+    std::map<Timestamp, Pane>::iterator m_cursor; ///< first pane not fired yet
+    std::vector<PaneTable> m_pool;
+    Pane *m_lastPane = nullptr;
+    Timestamp m_lastStart = 0;
+    std::size_t m_expected = 16; ///< keys per window seen last: initial table size
+    std::int64_t m_entries = 0;
+    std::vector<std::uint32_t> m_order;
+    std::vector<std::string_view> m_sortKeys;
+};
+
+} // namespace
+
+std::unique_ptr<Operator> makeAlignedWindow(const OperatorContext &ctx, WindowConfig cfg)
+{
+    return std::make_unique<AlignedWindow>(ctx, std::move(cfg));
+}
+
+} // namespace tideline::window

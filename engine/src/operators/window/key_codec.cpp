@@ -1,0 +1,220 @@
+#include "operators/window/key_codec.hpp"
+
+#include <cmath>
+#include <cstring>
+
+namespace tideline::window {
+
+namespace {
+
+enum Tag : char { TNull = 0, TFalse, TTrue, TInt, TDouble, TString, TRaw, TObject };
+
+void putU32(std::string &out, std::uint32_t v)
+{
+    out.append(reinterpret_cast<const char *>(&v), 4);
+}
+void putI64(std::string &out, std::int64_t v)
+{
+    out.append(reinterpret_cast<const char *>(&v), 8);
+}
+
+std::uint32_t getU32(std::string_view b, std::size_t &pos)
+{
+    std::uint32_t v = 0;
+    if (pos + 4 <= b.size())
+        std::memcpy(&v, b.data() + pos, 4);
+    pos += 4;
+    return v;
+}
+std::int64_t getI64(std::string_view b, std::size_t &pos)
+{
+    std::int64_t v = 0;
+    if (pos + 8 <= b.size())
+        std::memcpy(&v, b.data() + pos, 8);
+    pos += 8;
+    return v;
+}
+
+// Doubles holding an integer are encoded as that integer so that 1 and 1.0 form one group
+// (valuesEqual treats them as equal); -0.0 becomes 0 the same way.
+void putScalar(std::string &out, const Value &v)
+{
+    switch (v.type) {
+    case ValueType::Null:
+        out.push_back(TNull);
+        break;
+    case ValueType::Bool:
+        out.push_back(v.b ? TTrue : TFalse);
+        break;
+    case ValueType::Int:
+        out.push_back(TInt);
+        putI64(out, v.i);
+        break;
+    case ValueType::Double: {
+        const double d = v.d;
+        if (d == std::trunc(d) && d >= -9007199254740992.0 && d <= 9007199254740992.0) {
+            out.push_back(TInt);
+            putI64(out, static_cast<std::int64_t>(d));
+        } else {
+            out.push_back(TDouble);
+            std::int64_t bits;
+            std::memcpy(&bits, &d, 8);
+            putI64(out, bits);
+        }
+        break;
+    }
+    case ValueType::String:
+    case ValueType::Raw:
+        out.push_back(v.type == ValueType::String ? TString : TRaw);
+        putU32(out, static_cast<std::uint32_t>(v.s.size()));
+        out.append(v.s);
+        break;
+    }
+}
+
+Value getScalar(std::string_view b, std::size_t &pos)
+{
+    if (pos >= b.size())
+        return Value::null();
+    const char tag = b[pos++];
+    switch (tag) {
+    case TFalse:
+        return Value::boolean(false);
+    case TTrue:
+        return Value::boolean(true);
+    case TInt:
+        return Value::integer(getI64(b, pos));
+    case TDouble: {
+        const std::int64_t bits = getI64(b, pos);
+        double d;
+        std::memcpy(&d, &bits, 8);
+        return Value::number(d);
+    }
+    case TString:
+    case TRaw: {
+        const std::uint32_t n = getU32(b, pos);
+        const std::string_view s = pos <= b.size() ? b.substr(pos, n) : std::string_view{};
+        pos += n;
+        return tag == TString ? Value::string(s) : Value::raw(s);
+    }
+    default:
+        return Value::null();
+    }
+}
+
+} // namespace
+
+std::uint64_t hashBytes(std::string_view bytes) noexcept
+{
+    constexpr std::uint64_t kMul = 0x9E3779B97F4A7C15ull;
+    std::uint64_t h = 0x243F6A8885A308D3ull ^ (bytes.size() * kMul);
+    const char *p = bytes.data();
+    std::size_t n = bytes.size();
+    while (n >= 8) {
+        std::uint64_t w;
+        std::memcpy(&w, p, 8);
+        h = (h ^ w) * kMul;
+        h ^= h >> 29;
+        p += 8;
+        n -= 8;
+    }
+    if (n > 0) {
+        std::uint64_t w = 0;
+        std::memcpy(&w, p, n);
+        h = (h ^ w ^ (static_cast<std::uint64_t>(n) << 56)) * kMul;
+        h ^= h >> 29;
+    }
+    h *= 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 32;
+    return h;
+}
+
+KeyCodec::KeyCodec(std::vector<std::string> paths)
+    : m_paths(std::move(paths))
+    , m_hints(m_paths.size(), -1)
+{
+}
+
+void KeyCodec::encode(const Record &r, std::string &out)
+{
+    out.clear();
+    for (std::size_t k = 0; k < m_paths.size(); ++k) {
+        const std::string &path = m_paths[k];
+        const int i = findField(r, path, m_hints[k]);
+        if (i >= 0) {
+            putScalar(out, r.valueAt(static_cast<std::size_t>(i)));
+            continue;
+        }
+        if (!r.hasObject(path)) {
+            out.push_back(TNull); // missing groups with null, as SQL's GROUP BY does
+            continue;
+        }
+        // A nested object: every field under "path." in record order (records keep fields
+        // that share a prefix together and in arrival order, so equal objects encode equally
+        // when their producers write fields in the same order).
+        out.push_back(TObject);
+        const std::size_t countPos = out.size();
+        putU32(out, 0);
+        std::uint32_t count = 0;
+        for (std::size_t f = 0; f < r.size(); ++f) {
+            const std::string_view name = r.nameAt(f);
+            if (name.size() > path.size() && name[path.size()] == '.'
+                && name.substr(0, path.size()) == path) {
+                const std::string_view rest = name.substr(path.size() + 1);
+                putU32(out, static_cast<std::uint32_t>(rest.size()));
+                out.append(rest);
+                putScalar(out, r.valueAt(f));
+                ++count;
+            }
+        }
+        std::memcpy(out.data() + countPos, &count, 4);
+    }
+}
+
+void KeyCodec::decode(std::string_view bytes, std::vector<Decoded> &out) const
+{
+    out.clear();
+    std::size_t pos = 0;
+    for (std::size_t k = 0; k < m_paths.size(); ++k) {
+        Decoded d;
+        if (pos < bytes.size() && bytes[pos] == TObject) {
+            const std::size_t begin = pos;
+            ++pos;
+            const std::uint32_t count = getU32(bytes, pos);
+            for (std::uint32_t f = 0; f < count && pos <= bytes.size(); ++f) {
+                pos += getU32(bytes, pos);
+                (void)getScalar(bytes, pos);
+            }
+            d.isObject = true;
+            d.objectBytes = bytes.substr(begin + 5, pos - begin - 5);
+            d.value = Value::raw(bytes.substr(begin, pos - begin));
+        } else {
+            d.value = getScalar(bytes, pos);
+        }
+        out.push_back(d);
+    }
+}
+
+void KeyCodec::writeTo(std::string_view bytes, Record &out) const
+{
+    decode(bytes, m_scratch);
+    for (std::size_t k = 0; k < m_paths.size(); ++k) {
+        const Decoded &d = m_scratch[k];
+        if (!d.isObject) {
+            out.set(m_paths[k], d.value);
+            continue;
+        }
+        std::string_view b = d.objectBytes;
+        std::size_t pos = 0;
+        while (pos < b.size()) {
+            const std::uint32_t n = getU32(b, pos);
+            m_pathScratch.assign(m_paths[k]);
+            m_pathScratch.push_back('.');
+            m_pathScratch.append(b.substr(pos, n));
+            pos += n;
+            out.set(m_pathScratch, getScalar(b, pos));
+        }
+    }
+}
+
+} // namespace tideline::window

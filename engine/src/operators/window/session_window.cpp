@@ -1,0 +1,367 @@
+// Session windows: per key, each record opens [t, t + gap); windows of one key that overlap or
+// touch merge (a record exactly `gap` after the previous one joins its session), including a
+// late record that bridges two sessions (all three become one).
+//
+// State per key is a short list of sessions that never overlap or touch each other. Firing
+// order comes from a min-heap of timers (session, time to look at it again). A timer names a
+// session by (key slot, slot generation, start); a session's start only moves earlier when it
+// merges, and then a new timer is pushed, so stale timers are recognised and dropped when they
+// come up. When a timer comes up and its session is not due yet (it grew since), the timer is
+// pushed again for the session's current end: records that merely extend a session push
+// nothing, so the heap stays about one timer per live session.
+//
+// Lateness is decided after merging (Flink's reading): a record is too late only when the
+// merged window would already be past its allowed lateness, i.e. when it joins no live session
+// and its own window [t, t + gap) is closed. Merging into sessions already emitted (possible
+// with allowed lateness) emits the merged window as an "update" - right away when the merged
+// window is still due, otherwise when the watermark reaches its new end.
+
+#include "operators/window/window_base.hpp"
+
+#include <queue>
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace tideline::window {
+
+namespace {
+
+struct Session
+{
+    Timestamp start = 0;
+    Timestamp end = 0;
+    bool fired = false;   ///< the current extent was emitted (waits only for cleanup)
+    bool emitted = false; ///< some extent of it was emitted: the next emit is an update
+    std::vector<AggState> acc;
+};
+
+struct KeySlot
+{
+    std::string key;
+    std::vector<Session> sessions;
+    std::uint32_t gen = 0;
+    bool used = false;
+};
+
+struct Timer
+{
+    Timestamp at;
+    std::uint32_t slot;
+    std::uint32_t gen;
+    Timestamp start;
+    bool operator>(const Timer &o) const { return at > o.at; }
+};
+
+struct BytesHash
+{
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return hashBytes(s); }
+    std::size_t operator()(const std::string &s) const { return hashBytes(s); }
+};
+
+class SessionWindow final : public WindowOperatorBase
+{
+public:
+    using WindowOperatorBase::WindowOperatorBase;
+
+    void processRecord(int, Record &&rec, Output &out) override
+    {
+        const Timestamp t = rec.time;
+        const Timestamp end = satAdd(t, m_cfg.gap);
+        m_codec.encode(rec, m_keyBuf);
+        auto found = m_index.find(std::string_view(m_keyBuf));
+        KeySlot *slot = found == m_index.end() ? nullptr : &m_slots[found->second];
+
+        // Which sessions does [t, end) overlap or touch, and what is the merged extent?
+        Timestamp mStart = t;
+        Timestamp mEnd = end;
+        m_merging.clear();
+        if (slot != nullptr) {
+            for (std::uint32_t i = 0; i < slot->sessions.size(); ++i) {
+                const Session &s = slot->sessions[i];
+                if (s.start <= end && t <= s.end) {
+                    m_merging.push_back(i);
+                    mStart = std::min(mStart, s.start);
+                    mEnd = std::max(mEnd, s.end);
+                }
+            }
+        }
+        if (cleanupTime(mEnd) <= m_wm) {
+            out.emitLate("window_closed", std::move(rec), m_wm);
+            return;
+        }
+        std::uint32_t slotIndex;
+        if (slot == nullptr) {
+            slotIndex = newSlot(m_keyBuf);
+            slot = &m_slots[slotIndex];
+        } else {
+            slotIndex = found->second;
+        }
+
+        Session *target;
+        bool emittedBefore = false;
+        bool targetWasFired = false;
+        Timestamp oldStart = 0;
+        bool isNew = m_merging.empty();
+        if (isNew) {
+            slot->sessions.push_back(Session{});
+            target = &slot->sessions.back();
+            target->acc.resize(m_aggs.size());
+            ++m_sessionCount;
+        } else {
+            // Merge every other touched session into the first one, then drop them (from the
+            // back so indexes stay valid).
+            target = &slot->sessions[m_merging[0]];
+            oldStart = target->start;
+            emittedBefore = target->emitted;
+            targetWasFired = target->fired;
+            for (std::size_t j = m_merging.size(); j-- > 1;) {
+                Session &other = slot->sessions[m_merging[j]];
+                m_aggs.merge(target->acc.data(), other.acc.data());
+                emittedBefore = emittedBefore || other.emitted;
+                slot->sessions.erase(slot->sessions.begin() + m_merging[j]);
+                --m_sessionCount;
+            }
+            target = &slot->sessions[m_merging[0]];
+        }
+        target->start = mStart;
+        target->end = mEnd;
+        m_ignoredValues += m_aggs.add(rec, target->acc.data());
+
+        if (satSub(mEnd, 1) <= m_wm) {
+            // Due already (only reachable with allowed lateness): emit with this record.
+            target->fired = true;
+            const EmitKind kind = emittedBefore ? EmitKind::Update : EmitKind::Final;
+            target->emitted = true;
+            if (isNew || mStart != oldStart)
+                pushTimer(cleanupTime(mEnd), slotIndex, mStart);
+            emitResult(mStart, mEnd, slot->key, target->acc.data(), kind, out);
+            return;
+        }
+        // Not due yet. A session that had fired and grew past the watermark waits again (and
+        // will be emitted as an update); its pending timer is the later cleanup one, so it
+        // needs a timer for its new end.
+        target->fired = false;
+        if (isNew || mStart != oldStart || targetWasFired)
+            pushTimer(satSub(mEnd, 1), slotIndex, mStart);
+    }
+
+    void processWatermark(Timestamp w, Output &out) override
+    {
+        if (w > m_wm)
+            m_wm = w;
+        m_due.clear();
+        m_purge.clear();
+        while (!m_timers.empty() && m_timers.top().at <= m_wm) {
+            const Timer tm = m_timers.top();
+            m_timers.pop();
+            Session *s = find(tm);
+            if (s == nullptr)
+                continue;
+            if (!s->fired) {
+                if (satSub(s->end, 1) <= m_wm) {
+                    s->fired = true;
+                    m_due.push_back({s->end, s->start, tm.slot,
+                                     s->emitted ? EmitKind::Update : EmitKind::Final});
+                    s->emitted = true;
+                    pushTimer(cleanupTime(s->end), tm.slot, s->start);
+                } else {
+                    pushTimer(satSub(s->end, 1), tm.slot, s->start);
+                }
+            } else if (cleanupTime(s->end) <= m_wm) {
+                m_purge.push_back({s->end, s->start, tm.slot, EmitKind::Final});
+            } else {
+                pushTimer(cleanupTime(s->end), tm.slot, s->start);
+            }
+        }
+        if (!m_due.empty())
+            emitDue(out);
+        for (const Due &d : m_purge)
+            erase(d.slot, d.start);
+        out.emitWatermark(w);
+    }
+
+    void reportMetrics(observe::NodeMetrics &m) const override
+    {
+        m.stateEntries = m_sessionCount;
+        m.openWindows = m_sessionCount;
+        std::size_t bytes = m_slots.capacity() * sizeof(KeySlot) + m_timers.size() * sizeof(Timer)
+                            + m_index.size() * (sizeof(std::string) + 32);
+        for (const KeySlot &k : m_slots)
+            if (k.used)
+                bytes += k.key.capacity() * 2
+                         + k.sessions.size() * (sizeof(Session) + m_aggs.size() * sizeof(AggState));
+        m.stateBytes = static_cast<std::int64_t>(bytes);
+        m.errors += m_ignoredValues;
+    }
+
+    void snapshotState(StateWriter &w) const override
+    {
+        writeHeader(w);
+        std::uint64_t used = 0;
+        for (const KeySlot &k : m_slots)
+            used += k.used ? 1 : 0;
+        w.u64(used);
+        for (const KeySlot &k : m_slots) {
+            if (!k.used)
+                continue;
+            w.str(k.key);
+            w.u64(k.sessions.size());
+            for (const Session &s : k.sessions) {
+                w.i64(s.start);
+                w.i64(s.end);
+                w.u8(static_cast<std::uint8_t>((s.fired ? 1 : 0) | (s.emitted ? 2 : 0)));
+                m_aggs.save(w, s.acc.data());
+            }
+        }
+    }
+
+    void restoreState(StateReader &r) override
+    {
+        m_slots.clear();
+        m_free.clear();
+        m_index.clear();
+        m_timers = {};
+        m_sessionCount = 0;
+        if (!readHeader(r))
+            throw ConfigError("node `" + m_nodeId
+                              + "`: the checkpointed window state does not match this window "
+                                "(type, gap, key or aggregates changed) or is corrupt");
+        const std::uint64_t keys = r.u64();
+        for (std::uint64_t k = 0; k < keys && !r.failed(); ++k) {
+            const std::string key = r.str();
+            const std::uint32_t slotIndex = newSlot(key);
+            const std::uint64_t n = r.u64();
+            for (std::uint64_t i = 0; i < n && !r.failed(); ++i) {
+                Session s;
+                s.start = r.i64();
+                s.end = r.i64();
+                const std::uint8_t flags = r.u8();
+                s.fired = (flags & 1) != 0;
+                s.emitted = (flags & 2) != 0;
+                s.acc.resize(m_aggs.size());
+                m_aggs.load(r, s.acc.data());
+                pushTimer(s.fired ? cleanupTime(s.end) : satSub(s.end, 1), slotIndex, s.start);
+                m_slots[slotIndex].sessions.push_back(std::move(s));
+                ++m_sessionCount;
+            }
+        }
+        if (r.failed())
+            throw ConfigError("node `" + m_nodeId
+                              + "`: the checkpointed window state is cut short");
+    }
+
+private:
+    struct Due
+    {
+        Timestamp end;
+        Timestamp start;
+        std::uint32_t slot;
+        EmitKind kind;
+    };
+
+    std::uint32_t newSlot(std::string_view key)
+    {
+        std::uint32_t index;
+        if (!m_free.empty()) {
+            index = m_free.back();
+            m_free.pop_back();
+        } else {
+            index = static_cast<std::uint32_t>(m_slots.size());
+            m_slots.emplace_back();
+        }
+        KeySlot &s = m_slots[index];
+        s.key.assign(key);
+        s.used = true;
+        s.sessions.clear();
+        m_index.emplace(s.key, index);
+        return index;
+    }
+
+    void pushTimer(Timestamp at, std::uint32_t slot, Timestamp start)
+    {
+        m_timers.push(Timer{at, slot, m_slots[slot].gen, start});
+    }
+
+    Session *find(const Timer &tm)
+    {
+        KeySlot &k = m_slots[tm.slot];
+        if (!k.used || k.gen != tm.gen)
+            return nullptr;
+        for (Session &s : k.sessions)
+            if (s.start == tm.start)
+                return &s;
+        return nullptr;
+    }
+
+    void erase(std::uint32_t slotIndex, Timestamp start)
+    {
+        KeySlot &k = m_slots[slotIndex];
+        if (!k.used)
+            return;
+        for (std::size_t i = 0; i < k.sessions.size(); ++i) {
+            if (k.sessions[i].start == start) {
+                if (!k.sessions[i].fired || cleanupTime(k.sessions[i].end) > m_wm)
+                    return;
+                k.sessions.erase(k.sessions.begin() + static_cast<std::ptrdiff_t>(i));
+                --m_sessionCount;
+                break;
+            }
+        }
+        if (k.sessions.empty()) {
+            m_index.erase(k.key);
+            k.used = false;
+            ++k.gen;
+            k.key.clear();
+            m_free.push_back(slotIndex);
+        }
+    }
+
+    void emitDue(Output &out)
+    {
+        // (window_end, window_start, key), as the contract orders one advance's results.
+        m_order.resize(m_due.size());
+        m_sortKeys.resize(m_due.size());
+        for (std::uint32_t i = 0; i < m_due.size(); ++i) {
+            m_order[i] = i;
+            m_sortKeys[i] = m_slots[m_due[i].slot].key;
+        }
+        sortByKey(m_order, m_sortKeys);
+        std::stable_sort(m_order.begin(), m_order.end(), [this](std::uint32_t a, std::uint32_t b) {
+            const Due &x = m_due[a];
+            const Due &y = m_due[b];
+            return x.end != y.end ? x.end < y.end : x.start < y.start;
+        });
+        for (std::uint32_t i : m_order) {
+            const Due &d = m_due[i];
+            KeySlot &k = m_slots[d.slot];
+            for (const Session &s : k.sessions) {
+                if (s.start == d.start) {
+                    emitResult(s.start, s.end, k.key, s.acc.data(), d.kind, out);
+                    break;
+                }
+            }
+        }
+    }
+
+    std::vector<KeySlot> m_slots;
+    std::vector<std::uint32_t> m_free;
+    std::unordered_map<std::string, std::uint32_t, BytesHash, std::equal_to<>> m_index;
+    std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> m_timers;
+    std::int64_t m_sessionCount = 0;
+    std::vector<std::uint32_t> m_merging;
+    std::vector<Due> m_due;
+    std::vector<Due> m_purge;
+    std::vector<std::uint32_t> m_order;
+    std::vector<std::string_view> m_sortKeys;
+};
+
+} // namespace
+
+std::unique_ptr<Operator> makeSessionWindow(const OperatorContext &ctx, WindowConfig cfg)
+{
+    return std::make_unique<SessionWindow>(ctx, std::move(cfg));
+}
+
+} // namespace tideline::window

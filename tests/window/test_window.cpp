@@ -1,0 +1,759 @@
+// The window node, tested through real pipelines: a JSONL file with explicit event times goes
+// source.file -> watermark (time_field "t") -> window -> sink.file, the window's `late` port
+// goes to a second sink.file, and the tests compare both files line by line with the exact
+// records the contract prescribes.
+//
+// Watermark arithmetic used throughout: with max_out_of_orderness_ms d, after a record the
+// watermark is W = maxTs - d - 1, and a window [s, e) fires when W >= e - 1.
+
+#include "runtime/runtime.hpp"
+
+#include <tideline/engine/job.hpp>
+#include <tideline/engine/spec.hpp>
+#include <tideline/engine/state_io.hpp>
+#include <tideline/engine/time.hpp>
+#include <tideline/engine/validate.hpp>
+
+#include <QStringList>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <fstream>
+#include <sstream>
+
+using namespace tideline;
+
+namespace {
+
+QStringList readLines(const std::string &path)
+{
+    QStringList lines;
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line))
+        if (!line.empty())
+            lines << QString::fromStdString(line);
+    return lines;
+}
+
+void writeLines(const std::string &path, const std::vector<std::string> &lines)
+{
+    std::ofstream out(path, std::ios::trunc);
+    for (const auto &l : lines)
+        out << l << '\n';
+}
+
+QString diagnosticsText(const std::vector<Diagnostic> &ds)
+{
+    QString s;
+    for (const auto &d : ds)
+        s += QString::fromStdString(d.format()) + "\n";
+    return s;
+}
+
+struct RunResult
+{
+    QStringList out;
+    QStringList late;
+    observe::MetricsSnapshot metrics;
+    Job::Status status = Job::Status::Failed;
+    std::string error;
+    const observe::NodeMetrics &win() const { return *metrics.node("win"); }
+};
+
+} // namespace
+
+class WindowTest : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_tmp;
+    int m_runs = 0;
+    ManualClock m_clock;
+
+    std::string path(const std::string &name) const
+    {
+        return m_tmp.path().toStdString() + "/" + name;
+    }
+
+    // source.file -> watermark(d) -> window -> sink.file, window.late -> sink.file
+    Json pipelineJson(const std::string &tag, const Json &windowParams, int delay)
+    {
+        Json j
+            = Json::parse(R"({"format": "tideline/1", "name": "window-test", "nodes": [], "edges": [
+            {"from": "src.out", "to": "wm.in"},
+            {"from": "wm.out", "to": "win.in"},
+            {"from": "win.out", "to": "out.in"},
+            {"from": "win.late", "to": "late.in"}]})");
+        j["name"] = "window-test-" + tag;
+        j["nodes"].push_back({{"id", "src"},
+                              {"kind", "source.file"},
+                              {"params", {{"path", "in_" + tag + ".jsonl"}}}});
+        j["nodes"].push_back(
+            {{"id", "wm"},
+             {"kind", "watermark"},
+             {"params", {{"time_field", "t"}, {"max_out_of_orderness_ms", delay}}}});
+        j["nodes"].push_back({{"id", "win"}, {"kind", "window"}, {"params", windowParams}});
+        j["nodes"].push_back({{"id", "out"},
+                              {"kind", "sink.file"},
+                              {"params", {{"path", "out_" + tag + ".jsonl"}}}});
+        j["nodes"].push_back({{"id", "late"},
+                              {"kind", "sink.file"},
+                              {"params", {{"path", "late_" + tag + ".jsonl"}}}});
+        return j;
+    }
+
+    std::unique_ptr<Job> makeJob(const std::vector<std::string> &input,
+                                 const Json &windowParams,
+                                 int delay,
+                                 std::string &tag,
+                                 std::string &error)
+    {
+        tag = std::to_string(++m_runs);
+        writeLines(path("in_" + tag + ".jsonl"), input);
+        const LoadResult loaded = loadSpec(pipelineJson(tag, windowParams, delay).dump());
+        if (!loaded.ok() || !loaded.spec) {
+            error = "invalid pipeline:\n" + diagnosticsText(loaded.diagnostics).toStdString();
+            return nullptr;
+        }
+        JobOptions options;
+        options.baseDir = m_tmp.path().toStdString();
+        options.clock = &m_clock;
+        return Job::create(*loaded.spec, std::move(options), error);
+    }
+
+    RunResult run(const std::vector<std::string> &input, const Json &windowParams, int delay)
+    {
+        RunResult r;
+        std::string tag;
+        auto job = makeJob(input, windowParams, delay, tag, r.error);
+        if (!job)
+            return r;
+        r.status = job->run();
+        if (r.status != Job::Status::Finished)
+            r.error = "run ended with failure: " + job->failure();
+        job->publishMetrics();
+        r.metrics = job->snapshot();
+        r.out = readLines(path("out_" + tag + ".jsonl"));
+        r.late = readLines(path("late_" + tag + ".jsonl"));
+        return r;
+    }
+
+    static std::vector<Diagnostic> windowDiagnostics(const Json &windowParams)
+    {
+        Json j = Json::parse(R"({"format": "tideline/1", "name": "v", "nodes": [
+            {"id": "src", "kind": "source.generator", "params": {"count": 10}},
+            {"id": "wm", "kind": "watermark", "params": {"time_field": "event_time",
+                                                         "max_out_of_orderness_ms": 0}},
+            {"id": "out", "kind": "sink.console", "params": {}}],
+            "edges": [{"from": "src.out", "to": "wm.in"}, {"from": "wm.out", "to": "win.in"},
+                      {"from": "win.out", "to": "out.in"}]})");
+        j["nodes"].push_back({{"id", "win"}, {"kind", "window"}, {"params", windowParams}});
+        const LoadResult loaded = loadSpec(j.dump());
+        std::vector<Diagnostic> mine;
+        for (const auto &d : loaded.diagnostics)
+            if (d.nodeId == "win")
+                mine.push_back(d);
+        return mine;
+    }
+
+    static const Diagnostic *
+    findDiag(const std::vector<Diagnostic> &ds, const std::string &param, const std::string &text)
+    {
+        for (const auto &d : ds)
+            if (d.param == param && d.message.find(text) != std::string::npos)
+                return &d;
+        return nullptr;
+    }
+
+#define RUN_OK(r) QVERIFY2((r).status == Job::Status::Finished, (r).error.c_str())
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_tmp.isValid());
+    }
+
+    // [floor(t/s)*s, +s): t = end-1 stays in the window, t = end starts the next; negative
+    // times floor towards -inf (-15 is in [-20,-10), not [-10,0)).
+    void tumblingAssignmentAndBoundaries()
+    {
+        const Json params = {{"type", "tumbling"},
+                             {"size_ms", 10},
+                             {"key", {"user"}},
+                             {"aggregates", {{{"op", "count"}, {"as", "n"}}}}};
+        RunResult r = run({R"({"t":-15,"user":"c"})", // W=-16
+                           R"({"t":-10,"user":"b"})", // W=-11: fires [-20,-10)
+                           R"({"t":-1,"user":"b"})",  // W=-2
+                           R"({"t":0,"user":"a"})",   // W=-1: fires [-10,0)
+                           R"({"t":9,"user":"a"})",   // W=8
+                           R"({"t":10,"user":"a"})",  // W=9: fires [0,10)
+                           R"({"t":19,"user":"a"})"}, // W=18; end of input fires [10,20)
+                          params, 0);
+        RUN_OK(r);
+        QCOMPARE(r.out,
+                 QStringList({
+                     R"({"user":"c","window_start":-20,"window_end":-10,"n":1,"emit":"final"})",
+                     R"({"user":"b","window_start":-10,"window_end":0,"n":2,"emit":"final"})",
+                     R"({"user":"a","window_start":0,"window_end":10,"n":2,"emit":"final"})",
+                     R"({"user":"a","window_start":10,"window_end":20,"n":2,"emit":"final"})",
+                 }));
+        QCOMPARE(r.late, QStringList());
+    }
+
+    // Records behind a fired window (L = 0) go to `late`, wrapped, with the W they met.
+    void tumblingTooLateRoutedAndCounted()
+    {
+        const Json params = {{"type", "tumbling"},
+                             {"size_ms", 10},
+                             {"key", {"user"}},
+                             {"aggregates", {{{"op", "count"}, {"as", "n"}}}}};
+        RunResult r = run({R"({"t":5,"user":"a"})",
+                           R"({"t":20,"user":"a"})", // W=19: fires [0,10) and (empty) [10,20)
+                           R"({"t":9,"user":"a"})",  // [0,10): 9 <= 19, too late
+                           R"({"t":10,"user":"b"})", // [10,20): 19 <= 19, too late
+                           R"({"t":21,"user":"b"})"},
+                          params, 0);
+        RUN_OK(r);
+        QCOMPARE(r.out,
+                 QStringList({
+                     R"({"user":"a","window_start":0,"window_end":10,"n":1,"emit":"final"})",
+                     R"({"user":"a","window_start":20,"window_end":30,"n":1,"emit":"final"})",
+                     R"({"user":"b","window_start":20,"window_end":30,"n":1,"emit":"final"})",
+                 }));
+        QCOMPARE(
+            r.late,
+            QStringList({
+                R"({"reason":"window_closed","node":"win","watermark":19,"record":{"t":9,"user":"a"}})",
+                R"({"reason":"window_closed","node":"win","watermark":19,"record":{"t":10,"user":"b"}})",
+            }));
+        const auto &m = r.win();
+        QCOMPARE(m.late, 2);
+        QCOMPARE(m.recordsIn, 5);
+        QCOMPARE(m.recordsOut, 3);
+        QCOMPARE(m.stateEntries, 0);
+        QCOMPARE(m.openWindows, 0);
+        QCOMPARE(m.errors, 0);
+    }
+
+    // Each record is in every [k*p, k*p+s) that contains it; results come out by window end.
+    void slidingAssignment()
+    {
+        const Json params
+            = {{"type", "sliding"},
+               {"size_ms", 10},
+               {"slide_ms", 5},
+               {"aggregates",
+                {{{"op", "count"}, {"as", "n"}}, {{"op", "sum"}, {"field", "v"}, {"as", "s"}}}}};
+        RunResult r
+            = run({R"({"t":0,"v":1})", R"({"t":4,"v":2})", R"({"t":7,"v":3})", R"({"t":12,"v":4})"},
+                  params, 1000);
+        RUN_OK(r);
+        QCOMPARE(r.out, QStringList({
+                            R"({"window_start":-5,"window_end":5,"n":2,"s":3,"emit":"final"})",
+                            R"({"window_start":0,"window_end":10,"n":3,"s":6,"emit":"final"})",
+                            R"({"window_start":5,"window_end":15,"n":2,"s":7,"emit":"final"})",
+                            R"({"window_start":10,"window_end":20,"n":1,"s":4,"emit":"final"})",
+                        }));
+    }
+
+    // A slide that does not divide the size (allowed, as in Flink): t=9 with s=10, p=4 is in
+    // [0,10), [4,14), [8,18); t=-1 is in [-8,2), [-4,6).
+    void slidingSlideNotDividingSize()
+    {
+        const Json params = {{"type", "sliding"},
+                             {"size_ms", 10},
+                             {"slide_ms", 4},
+                             {"key", {"k"}},
+                             {"aggregates", {{{"op", "count"}, {"as", "n"}}}}};
+        RunResult r = run({R"({"t":9,"k":"x"})", R"({"t":-1,"k":"y"})"}, params, 1000);
+        RUN_OK(r);
+        QCOMPARE(r.out, QStringList({
+                            R"({"k":"y","window_start":-8,"window_end":2,"n":1,"emit":"final"})",
+                            R"({"k":"y","window_start":-4,"window_end":6,"n":1,"emit":"final"})",
+                            R"({"k":"x","window_start":0,"window_end":10,"n":1,"emit":"final"})",
+                            R"({"k":"x","window_start":4,"window_end":14,"n":1,"emit":"final"})",
+                            R"({"k":"x","window_start":8,"window_end":18,"n":1,"emit":"final"})",
+                        }));
+    }
+
+    // A record too late for some of its sliding windows but not all goes to the open ones;
+    // with none open it is too late.
+    void slidingPartlyLate()
+    {
+        const Json params = {{"type", "sliding"},
+                             {"size_ms", 10},
+                             {"slide_ms", 5},
+                             {"aggregates", {{{"op", "count"}, {"as", "n"}}}}};
+        RunResult r = run({R"({"t":12})", // W=11; windows [5,15), [10,20)
+                           R"({"t":8})",  // [0,10) closed (9 <= 11), [5,15) open
+                           R"({"t":3})"}, // [-5,5) and [0,10) both closed: too late
+                          params, 0);
+        RUN_OK(r);
+        QCOMPARE(r.out, QStringList({
+                            R"({"window_start":5,"window_end":15,"n":2,"emit":"final"})",
+                            R"({"window_start":10,"window_end":20,"n":1,"emit":"final"})",
+                        }));
+        QCOMPARE(r.late,
+                 QStringList({
+                     R"({"reason":"window_closed","node":"win","watermark":11,"record":{"t":3}})",
+                 }));
+        QCOMPARE(r.win().late, 1);
+    }
+
+    // Sessions: touching at exactly gap merges, a record bridging two sessions merges all
+    // three, a record more than gap away opens a new session.
+    void sessionMerges()
+    {
+        const Json params
+            = {{"type", "session"},
+               {"gap_ms", 10},
+               {"key", {"user"}},
+               {"aggregates",
+                {{{"op", "count"}, {"as", "n"}}, {{"op", "sum"}, {"field", "v"}, {"as", "s"}}}}};
+        RunResult r = run({R"({"t":0,"user":"a","v":1})",
+                           R"({"t":10,"user":"a","v":2})", // exactly g later: joins [0,10)
+                           R"({"t":21,"user":"a","v":4})", // 21 > 20: new session
+                           R"({"t":0,"user":"b","v":1})",
+                           R"({"t":20,"user":"b","v":2})",  // [20,30), apart from [0,10)
+                           R"({"t":10,"user":"b","v":4})"}, // [10,20) touches both: one session
+                          params, 1000);
+        RUN_OK(r);
+        QCOMPARE(r.out,
+                 QStringList({
+                     R"({"user":"a","window_start":0,"window_end":20,"n":2,"s":3,"emit":"final"})",
+                     R"({"user":"b","window_start":0,"window_end":30,"n":3,"s":7,"emit":"final"})",
+                     R"({"user":"a","window_start":21,"window_end":31,"n":1,"s":4,"emit":"final"})",
+                 }));
+        QCOMPARE(r.win().stateEntries, 0);
+    }
+
+    // Sessions firing while the stream runs, ordered by (end, start, key) within one advance.
+    void sessionFiringOrder()
+    {
+        const Json params = {{"type", "session"},
+                             {"gap_ms", 10},
+                             {"key", {"user"}},
+                             {"aggregates", {{{"op", "count"}, {"as", "n"}}}}};
+        RunResult r = run({R"({"t":0,"user":"a"})",   // W=-1
+                           R"({"t":5,"user":"b"})",   // W=4
+                           R"({"t":10,"user":"a"})",  // a: [0,20); W=9
+                           R"({"t":16,"user":"b"})",  // b: [5,15) and [16,26); W=15 fires b[5,15)
+                           R"({"t":40,"user":"c"})"}, // W=39 fires a[0,20) then b[16,26)
+                          params, 0);
+        RUN_OK(r);
+        QCOMPARE(r.out,
+                 QStringList({
+                     R"({"user":"b","window_start":5,"window_end":15,"n":1,"emit":"final"})",
+                     R"({"user":"a","window_start":0,"window_end":20,"n":2,"emit":"final"})",
+                     R"({"user":"b","window_start":16,"window_end":26,"n":1,"emit":"final"})",
+                     R"({"user":"c","window_start":40,"window_end":50,"n":1,"emit":"final"})",
+                 }));
+    }
+
+    // Windows fired by one watermark advance come out by (window_end, window_start, key), keys
+    // compared as values (null < number < string).
+    void firingOrderAcrossKeysAndEnds()
+    {
+        const Json params = {{"type", "tumbling"},
+                             {"size_ms", 10},
+                             {"key", {"user"}},
+                             {"aggregates", {{{"op", "count"}, {"as", "n"}}}}};
+        RunResult r = run({R"({"t":1,"user":"b"})", R"({"t":12,"user":"a"})",
+                           R"({"t":5,"user":"a"})", R"({"t":25,"user":"c"})", R"({"t":3,"user":2})",
+                           R"({"t":4})", R"({"t":6,"user":10})",
+                           R"({"t":200,"user":"z"})"}, // W=99: fires [0,10), [10,20), [20,30)
+                          params, 100);
+        RUN_OK(r);
+        QCOMPARE(r.out,
+                 QStringList({
+                     R"({"user":null,"window_start":0,"window_end":10,"n":1,"emit":"final"})",
+                     R"({"user":2,"window_start":0,"window_end":10,"n":1,"emit":"final"})",
+                     R"({"user":10,"window_start":0,"window_end":10,"n":1,"emit":"final"})",
+                     R"({"user":"a","window_start":0,"window_end":10,"n":1,"emit":"final"})",
+                     R"({"user":"b","window_start":0,"window_end":10,"n":1,"emit":"final"})",
+                     R"({"user":"a","window_start":10,"window_end":20,"n":1,"emit":"final"})",
+                     R"({"user":"c","window_start":20,"window_end":30,"n":1,"emit":"final"})",
+                     R"({"user":"z","window_start":200,"window_end":210,"n":1,"emit":"final"})",
+                 }));
+    }
+
+    // Nested key paths are kept nested in the output; 1 and 1.0 are one key.
+    void nestedKeyPaths()
+    {
+        const Json params = {{"type", "tumbling"},
+                             {"size_ms", 10},
+                             {"key", {"user.id", "region"}},
+                             {"aggregates", {{{"op", "count"}, {"as", "n"}}}}};
+        RunResult r = run({R"({"t":1,"user":{"id":7,"name":"x"},"region":"eu"})",
+                           R"({"t":2,"user":{"id":7.0,"name":"y"},"region":"eu"})",
+                           R"({"t":3,"user":{"id":8},"region":"eu"})"},
+                          params, 100);
+        RUN_OK(r);
+        QCOMPARE(
+            r.out,
+            QStringList({
+                R"({"user":{"id":7},"region":"eu","window_start":0,"window_end":10,"n":2,"emit":"final"})",
+                R"({"user":{"id":8},"region":"eu","window_start":0,"window_end":10,"n":1,"emit":"final"})",
+            }));
+    }
+
+    // Allowed lateness: a late record in a fired window re-emits it as "update" at once; a key
+    // whose first record reaches an already fired window fires it at once as "final"; once
+    // W >= end - 1 + L the window is gone and its records are too late.
+    void allowedLatenessUpdates()
+    {
+        const Json params = {{"type", "tumbling"},
+                             {"size_ms", 10},
+                             {"key", {"user"}},
+                             {"allowed_lateness_ms", 20},
+                             {"aggregates", {{{"op", "count"}, {"as", "n"}}}}};
+        RunResult r = run({R"({"t":5,"user":"a"})",
+                           R"({"t":15,"user":"a"})",  // W=14: [0,10) a final
+                           R"({"t":7,"user":"a"})",   // update a n=2
+                           R"({"t":8,"user":"b"})",   // b's first record: final n=1
+                           R"({"t":9,"user":"b"})",   // update b n=2
+                           R"({"t":30,"user":"a"})",  // W=29: [10,20) a final; [0,10) dropped
+                           R"({"t":1,"user":"a"})",   // [0,10): 9+20 <= 29, too late
+                           R"({"t":19,"user":"c"})",  // [10,20) fired, kept: c final
+                           R"({"t":25,"user":"d"})",  // [20,30) (no state yet, fired): final
+                           R"({"t":26,"user":"d"})"}, // update
+                          params, 0);
+        RUN_OK(r);
+        QCOMPARE(r.out,
+                 QStringList({
+                     R"({"user":"a","window_start":0,"window_end":10,"n":1,"emit":"final"})",
+                     R"({"user":"a","window_start":0,"window_end":10,"n":2,"emit":"update"})",
+                     R"({"user":"b","window_start":0,"window_end":10,"n":1,"emit":"final"})",
+                     R"({"user":"b","window_start":0,"window_end":10,"n":2,"emit":"update"})",
+                     R"({"user":"a","window_start":10,"window_end":20,"n":1,"emit":"final"})",
+                     R"({"user":"c","window_start":10,"window_end":20,"n":1,"emit":"final"})",
+                     R"({"user":"d","window_start":20,"window_end":30,"n":1,"emit":"final"})",
+                     R"({"user":"d","window_start":20,"window_end":30,"n":2,"emit":"update"})",
+                     R"({"user":"a","window_start":30,"window_end":40,"n":1,"emit":"final"})",
+                 }));
+        QCOMPARE(
+            r.late,
+            QStringList({
+                R"({"reason":"window_closed","node":"win","watermark":29,"record":{"t":1,"user":"a"}})",
+            }));
+        QCOMPARE(r.win().late, 1);
+        QCOMPARE(r.win().stateEntries, 0);
+    }
+
+    // Sessions with allowed lateness: merging into an emitted session re-emits the merged
+    // window as an update (at once when it is due, else when W reaches its new end).
+    void sessionLateness()
+    {
+        const Json params = {{"type", "session"},
+                             {"gap_ms", 10},
+                             {"key", {"user"}},
+                             {"allowed_lateness_ms", 50},
+                             {"aggregates", {{{"op", "count"}, {"as", "n"}}}}};
+        RunResult r = run({R"({"t":0,"user":"a"})",
+                           R"({"t":30,"user":"b"})",    // W=29: a[0,10) final
+                           R"({"t":10,"user":"a"})",    // touches: a[0,20) due -> update n=2
+                           R"({"t":25,"user":"a"})",    // a[25,35) waits
+                           R"({"t":15,"user":"a"})",    // bridges: a[0,35) n=4, not due yet
+                           R"({"t":40,"user":"b"})",    // b[30,50); W=39: a[0,35) update
+                           R"({"t":-100,"user":"c"})"}, // own window closed: too late
+                          params, 0);
+        RUN_OK(r);
+        QCOMPARE(r.out,
+                 QStringList({
+                     R"({"user":"a","window_start":0,"window_end":10,"n":1,"emit":"final"})",
+                     R"({"user":"a","window_start":0,"window_end":20,"n":2,"emit":"update"})",
+                     R"({"user":"a","window_start":0,"window_end":35,"n":4,"emit":"update"})",
+                     R"({"user":"b","window_start":30,"window_end":50,"n":2,"emit":"final"})",
+                 }));
+        QCOMPARE(
+            r.late,
+            QStringList({
+                R"({"reason":"window_closed","node":"win","watermark":39,"record":{"t":-100,"user":"c"}})",
+            }));
+        QCOMPARE(r.win().stateEntries, 0);
+    }
+
+    // count / sum / min / max / avg with nulls, missing fields, int/double mixes and a
+    // non-numeric value (ignored, counted as an error of the node).
+    void aggregates()
+    {
+        const Json params = {{"type", "tumbling"},
+                             {"size_ms", 10},
+                             {"aggregates",
+                              {{{"op", "count"}},
+                               {{"op", "count"}, {"field", "v"}},
+                               {{"op", "sum"}, {"field", "v"}},
+                               {{"op", "min"}, {"field", "v"}},
+                               {{"op", "max"}, {"field", "v"}},
+                               {{"op", "avg"}, {"field", "v"}},
+                               {{"op", "sum"}, {"field", "w"}, {"as", "sw"}},
+                               {{"op", "sum"}, {"field", "x"}, {"as", "sx"}}}}};
+        RunResult r = run({R"({"t":1,"v":1,"w":2})", R"({"t":2,"v":2.5,"w":3})",
+                           R"({"t":3,"v":null,"w":5})", R"({"t":4,"w":1})",
+                           R"({"t":5,"v":"abc","w":4})", R"({"t":11,"v":-3})"},
+                          params, 1000);
+        RUN_OK(r);
+        QCOMPARE(
+            r.out,
+            QStringList({
+                R"({"window_start":0,"window_end":10,"count":5,"count_v":3,"sum_v":3.5,"min_v":1,"max_v":2.5,"avg_v":1.75,"sw":15,"sx":null,"emit":"final"})",
+                R"({"window_start":10,"window_end":20,"count":1,"count_v":1,"sum_v":-3,"min_v":-3,"max_v":-3,"avg_v":-3.0,"sw":null,"sx":null,"emit":"final"})",
+            }));
+        QCOMPARE(r.win().errors, 1);
+    }
+
+    // Doubles that hold integers still make the sum a double; min/max keep the winner's type.
+    void sumTurnsDoubleMinMaxKeepType()
+    {
+        const Json params = {{"type", "tumbling"},
+                             {"size_ms", 10},
+                             {"aggregates",
+                              {{{"op", "sum"}, {"field", "v"}, {"as", "s"}},
+                               {{"op", "min"}, {"field", "v"}, {"as", "lo"}},
+                               {{"op", "max"}, {"field", "v"}, {"as", "hi"}}}}};
+        RunResult r
+            = run({R"({"t":1,"v":2})", R"({"t":2,"v":1.0})", R"({"t":3,"v":5})"}, params, 1000);
+        RUN_OK(r);
+        QCOMPARE(r.out,
+                 QStringList({
+                     R"({"window_start":0,"window_end":10,"s":8.0,"lo":1.0,"hi":5,"emit":"final"})",
+                 }));
+    }
+
+    // End of input fires everything, and metrics show the state gone.
+    void endOfInputFlushesAndMetrics()
+    {
+        const Json params = {{"type", "tumbling"},
+                             {"size_ms", 1000},
+                             {"key", {"user"}},
+                             {"allowed_lateness_ms", 5000},
+                             {"aggregates", {{{"op", "count"}, {"as", "n"}}}}};
+        std::vector<std::string> input;
+        for (int i = 0; i < 30; ++i)
+            input.push_back(R"({"t":)" + std::to_string(i * 100) + R"(,"user":"u)"
+                            + std::to_string(i % 3) + R"("})");
+        std::string tag, error;
+        auto job = makeJob(input, params, 10000, tag, error);
+        QVERIFY2(job, error.c_str());
+        QCOMPARE(job->runFor(30), Job::Status::Running);
+        job->publishMetrics();
+        {
+            const auto snap = job->snapshot();
+            const auto *m = snap.node("win");
+            QVERIFY(m);
+            QCOMPARE(m->recordsIn, 30);
+            QCOMPARE(m->recordsOut, 0);   // W = 2900 - 10000 - 1: nothing fired
+            QCOMPARE(m->stateEntries, 9); // 3 windows x 3 users
+            QCOMPARE(m->openWindows, 3);
+            QVERIFY(m->stateBytes > 0);
+        }
+        QCOMPARE(job->run(), Job::Status::Finished);
+        job->publishMetrics();
+        const auto snap = job->snapshot();
+        const auto *m = snap.node("win");
+        QCOMPARE(m->recordsOut, 9);
+        QCOMPARE(m->stateEntries, 0);
+        QCOMPARE(m->openWindows, 0);
+        const QStringList out = readLines(path("out_" + tag + ".jsonl"));
+        QCOMPARE(out.size(), 9);
+        QCOMPARE(
+            out.front(),
+            QString(R"({"user":"u0","window_start":0,"window_end":1000,"n":4,"emit":"final"})"));
+        QCOMPARE(
+            out.back(),
+            QString(R"({"user":"u2","window_start":2000,"window_end":3000,"n":3,"emit":"final"})"));
+    }
+
+    // Checkpoint round trip: state taken mid-run (including fired windows kept for lateness)
+    // and restored into a fresh job over the rest of the input gives the same remaining output.
+    void snapshotRestoreRoundTrip_data()
+    {
+        QTest::addColumn<QString>("params");
+        QTest::newRow("tumbling+lateness")
+            << R"({"type":"tumbling","size_ms":10,"key":["user"],"allowed_lateness_ms":30,
+                  "aggregates":[{"op":"count","as":"n"},{"op":"sum","field":"v","as":"s"},
+                                {"op":"max","field":"v","as":"hi"}]})";
+        QTest::newRow("sliding") << R"({"type":"sliding","size_ms":20,"slide_ms":5,"key":["user"],
+                  "aggregates":[{"op":"avg","field":"v","as":"a"}]})";
+        QTest::newRow("session+lateness")
+            << R"({"type":"session","gap_ms":7,"key":["user"],"allowed_lateness_ms":15,
+                  "aggregates":[{"op":"count","as":"n"},{"op":"min","field":"v","as":"lo"}]})";
+    }
+    void snapshotRestoreRoundTrip()
+    {
+        QFETCH(QString, params);
+        const Json windowParams = Json::parse(params.toStdString());
+        // Deterministic disorder: times mostly rising, some records behind the watermark.
+        std::vector<std::string> input;
+        std::uint32_t x = 12345;
+        for (int i = 0; i < 400; ++i) {
+            x = x * 1103515245u + 12345u;
+            const int jitter = static_cast<int>((x >> 16) % 25);
+            const int t = i * 3 - jitter;
+            input.push_back(R"({"t":)" + std::to_string(t) + R"(,"user":"u)"
+                            + std::to_string((x >> 8) % 5) + R"(","v":)" + std::to_string(i % 17)
+                            + "}");
+        }
+        const int split = 173;
+
+        // A: the whole input in one job, state snapshotted after `split` records.
+        std::string tagA, error;
+        auto jobA = makeJob(input, windowParams, 5, tagA, error);
+        QVERIFY2(jobA, error.c_str());
+        QCOMPARE(jobA->runFor(split), Job::Status::Running);
+        jobA->publishMetrics();
+        const auto mid = jobA->snapshot();
+        QCOMPARE(mid.node("wm")->recordsIn, split);
+        const std::int64_t outBefore = mid.node("win")->recordsOut;
+        const std::int64_t lateBefore = mid.node("win")->late;
+        QVERIFY(mid.node("win")->stateEntries > 0);
+        Runtime &rtA = jobA->runtime();
+        const int winIndex = rtA.spec().nodeIndex("win");
+        Operator &winA = *rtA.nodes()[static_cast<std::size_t>(winIndex)].op;
+        StateWriter w;
+        winA.snapshotState(w);
+        const std::string state = w.take();
+        const std::string fingerprint = winA.stateFingerprint();
+        QCOMPARE(jobA->run(), Job::Status::Finished);
+        jobA->publishMetrics();
+        const auto endA = jobA->snapshot();
+        const QStringList outA = readLines(path("out_" + tagA + ".jsonl"));
+        const QStringList lateA = readLines(path("late_" + tagA + ".jsonl"));
+
+        // B: a fresh job over the rest of the input, window state restored before it runs.
+        std::vector<std::string> rest(input.begin() + split, input.end());
+        std::string tagB;
+        auto jobB = makeJob(rest, windowParams, 5, tagB, error);
+        QVERIFY2(jobB, error.c_str());
+        Operator &winB = *jobB->runtime().nodes()[static_cast<std::size_t>(winIndex)].op;
+        QCOMPARE(winB.stateFingerprint(), fingerprint);
+        StateReader reader(state);
+        winB.restoreState(reader);
+        QVERIFY(reader.atEnd());
+        QCOMPARE(jobB->run(), Job::Status::Finished);
+        const QStringList outB = readLines(path("out_" + tagB + ".jsonl"));
+        const QStringList lateB = readLines(path("late_" + tagB + ".jsonl"));
+
+        QVERIFY(outA.size() > outBefore);
+        QCOMPARE(outB, outA.mid(static_cast<int>(outBefore)));
+        QCOMPARE(lateB, lateA.mid(static_cast<int>(lateBefore)));
+        QVERIFY(endA.node("win")->late > 0); // the input does exercise lateness
+    }
+
+    // State from a differently shaped window is refused with a message naming the node.
+    void restoreRefusesIncompatibleState()
+    {
+        const Json a = {{"type", "tumbling"}, {"size_ms", 10}, {"aggregates", {{{"op", "count"}}}}};
+        const Json b = {{"type", "tumbling"}, {"size_ms", 20}, {"aggregates", {{{"op", "count"}}}}};
+        std::string tag, error;
+        auto jobA = makeJob({R"({"t":1})"}, a, 100, tag, error);
+        QVERIFY2(jobA, error.c_str());
+        QCOMPARE(jobA->runFor(1), Job::Status::Running);
+        const int idx = jobA->runtime().spec().nodeIndex("win");
+        StateWriter w;
+        jobA->runtime().nodes()[static_cast<std::size_t>(idx)].op->snapshotState(w);
+        auto jobB = makeJob({R"({"t":1})"}, b, 100, tag, error);
+        QVERIFY2(jobB, error.c_str());
+        Operator &opB = *jobB->runtime().nodes()[static_cast<std::size_t>(idx)].op;
+        QVERIFY(opB.stateFingerprint()
+                != jobA->runtime().nodes()[static_cast<std::size_t>(idx)].op->stateFingerprint());
+        StateReader reader(w.data());
+        try {
+            opB.restoreState(reader);
+            QFAIL("restoreState accepted state of a 10 ms window into a 20 ms window");
+        } catch (const ConfigError &e) {
+            QVERIFY2(std::string(e.what()).find("`win`") != std::string::npos, e.what());
+        }
+    }
+
+    // --- validation ---
+
+    void validationAcceptsGoodParams()
+    {
+        const auto ds = windowDiagnostics(
+            {{"type", "sliding"},
+             {"size_ms", 60000},
+             {"slide_ms", 7000},
+             {"key", {"user.id"}},
+             {"aggregates", {{{"op", "count"}}, {{"op", "avg"}, {"field", "value"}}}}});
+        // Only graph-level hints (e.g. `late` not connected) may remain: no errors, and no
+        // warning about a param.
+        for (const auto &d : ds)
+            QVERIFY2(!d.isError() && d.param.empty(), qPrintable(diagnosticsText(ds)));
+    }
+
+    void validationSizesPerType()
+    {
+        auto ds = windowDiagnostics({{"type", "tumbling"}, {"aggregates", {{{"op", "count"}}}}});
+        QVERIFY2(findDiag(ds, "size_ms", "required"), qPrintable(diagnosticsText(ds)));
+        QCOMPARE(ds.front().path, std::string("nodes[3].params.size_ms"));
+
+        ds = windowDiagnostics(
+            {{"type", "sliding"}, {"size_ms", 10}, {"aggregates", {{{"op", "count"}}}}});
+        QVERIFY2(findDiag(ds, "slide_ms", "required"), qPrintable(diagnosticsText(ds)));
+
+        ds = windowDiagnostics({{"type", "sliding"},
+                                {"size_ms", 10},
+                                {"slide_ms", 20},
+                                {"aggregates", {{{"op", "count"}}}}});
+        QVERIFY2(findDiag(ds, "slide_ms", "slide_ms <= size_ms"), qPrintable(diagnosticsText(ds)));
+
+        ds = windowDiagnostics({{"type", "session"}, {"aggregates", {{{"op", "count"}}}}});
+        QVERIFY2(findDiag(ds, "gap_ms", "required"), qPrintable(diagnosticsText(ds)));
+
+        ds = windowDiagnostics({{"type", "session"},
+                                {"gap_ms", 5},
+                                {"size_ms", 10},
+                                {"aggregates", {{{"op", "count"}}}}});
+        const Diagnostic *d = findDiag(ds, "size_ms", "ignored");
+        QVERIFY2(d && !d->isError(), qPrintable(diagnosticsText(ds)));
+    }
+
+    void validationAggregates()
+    {
+        auto ds = windowDiagnostics(
+            {{"type", "tumbling"}, {"size_ms", 10}, {"aggregates", {{{"op", "sum"}}}}});
+        QVERIFY2(findDiag(ds, "aggregates[0].field", "required"), qPrintable(diagnosticsText(ds)));
+
+        ds = windowDiagnostics({{"type", "tumbling"},
+                                {"size_ms", 10},
+                                {"aggregates", {{{"op", "count"}}, {{"op", "count"}}}}});
+        QVERIFY2(findDiag(ds, "aggregates[1].as", "already used by aggregates[0]"),
+                 qPrintable(diagnosticsText(ds)));
+
+        ds = windowDiagnostics({{"type", "tumbling"},
+                                {"size_ms", 10},
+                                {"aggregates",
+                                 {{{"op", "max"}, {"field", "v"}},
+                                  {{"op", "min"}, {"field", "v"}, {"as", "max_v"}}}}});
+        QVERIFY2(findDiag(ds, "aggregates[1].as", "\"max_v\""), qPrintable(diagnosticsText(ds)));
+
+        ds = windowDiagnostics({{"type", "tumbling"},
+                                {"size_ms", 10},
+                                {"key", {"user"}},
+                                {"aggregates", {{{"op", "count"}, {"as", "user"}}}}});
+        QVERIFY2(findDiag(ds, "aggregates[0].as", "key field \"user\""),
+                 qPrintable(diagnosticsText(ds)));
+
+        ds = windowDiagnostics({{"type", "tumbling"},
+                                {"size_ms", 10},
+                                {"aggregates", {{{"op", "count"}, {"as", "window_end"}}}}});
+        QVERIFY2(findDiag(ds, "aggregates[0].as", "\"window_end\""),
+                 qPrintable(diagnosticsText(ds)));
+
+        ds = windowDiagnostics({{"type", "tumbling"},
+                                {"size_ms", 10},
+                                {"key", {"emit"}},
+                                {"aggregates", {{{"op", "count"}}}}});
+        QVERIFY2(findDiag(ds, "key[0]", "\"emit\""), qPrintable(diagnosticsText(ds)));
+
+        ds = windowDiagnostics(
+            {{"type", "tumbling"}, {"size_ms", 10}, {"aggregates", Json::array()}});
+        QVERIFY2(findDiag(ds, "aggregates", "at least one"), qPrintable(diagnosticsText(ds)));
+    }
+};
+
+QTEST_GUILESS_MAIN(WindowTest)
+#include "test_window.moc"
