@@ -90,8 +90,8 @@ private:
 
     int add(Node n)
     {
-        if (n.type == Type::String && n.op != Op::Const && n.op != Op::Field
-            && n.op != Op::Coalesce) {
+        // Nodes that may build a string (concatenation, lower/upper) own a scratch buffer.
+        if (n.op == Op::Add || n.op == Op::Lower || n.op == Op::Upper) {
             n.scratch = static_cast<int>(m_e.m_scratch.size());
             m_e.m_scratch.emplace_back();
         }
@@ -426,8 +426,9 @@ private:
             }
             expectType(lhs, Type::Number, sym);
             expectType(rhs, Type::Number, sym);
+            // A number on either side makes the result a number (or null at run time).
             Type t = (lt == Type::Null || rt == Type::Null)       ? Type::Null
-                     : (lt == Type::Number && rt == Type::Number) ? Type::Number
+                     : (lt == Type::Number || rt == Type::Number) ? Type::Number
                                                                   : Type::Any;
             return makeNode(Op::Add, t, col, {lhs, rhs});
         }

@@ -55,16 +55,13 @@ std::unique_ptr<Expression> checkExpression(const NodeValidationContext &ctx,
     return e;
 }
 
-std::unique_ptr<Expression> compileOrThrow(const std::string &nodeId,
-                                           const std::string &param,
-                                           const std::string &text,
-                                           Want want)
+std::unique_ptr<Expression>
+compileOrThrow(const std::string &param, const std::string &text, Want want)
 {
     CompileError err;
     auto e = compileWanted(text, want, err);
     if (!e)
-        throw ConfigError("node `" + nodeId + "`: params." + param
-                          + ": bad expression: " + caretMessage(text, err));
+        throw ConfigError("params." + param + ": bad expression: " + caretMessage(text, err));
     return e;
 }
 

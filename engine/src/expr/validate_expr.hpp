@@ -21,10 +21,9 @@ std::unique_ptr<Expression> checkExpression(const NodeValidationContext &ctx,
                                             Want want,
                                             const std::optional<std::vector<std::string>> &known);
 
-/// Compiles an expression for an operator factory; throws ConfigError naming the node.
-std::unique_ptr<Expression> compileOrThrow(const std::string &nodeId,
-                                           const std::string &param,
-                                           const std::string &text,
-                                           Want want);
+/// Compiles an expression for an operator factory; throws ConfigError (the runtime prefixes the
+/// node).
+std::unique_ptr<Expression>
+compileOrThrow(const std::string &param, const std::string &text, Want want);
 
 } // namespace tideline::expr

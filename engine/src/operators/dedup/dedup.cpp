@@ -139,9 +139,9 @@ std::unique_ptr<Operator> makeDedup(const OperatorContext &ctx)
     auto key = keys::stringListParam(ctx.spec.params, "key");
     std::int64_t within = keys::intParam(ctx.spec.params, "within_ms", 0);
     if (key.empty())
-        throw ConfigError("node `" + ctx.spec.id + "`: params.key: list at least one field");
+        throw ConfigError("params.key: list at least one field");
     if (within <= 0)
-        throw ConfigError("node `" + ctx.spec.id + "`: params.within_ms: must be > 0");
+        throw ConfigError("params.within_ms: must be > 0");
     return std::make_unique<DedupOperator>(std::move(key), within);
 }
 

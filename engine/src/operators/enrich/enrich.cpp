@@ -38,7 +38,7 @@ public:
     {
         std::string error;
         if (!m_table.load(m_path, m_format, m_tableKey, error))
-            throw ConfigError("node `" + m_nodeId + "`: params.table: " + error);
+            throw ConfigError("params.table: " + error);
     }
 
     void processRecord(int, Record &&record, Output &out) override

@@ -39,7 +39,7 @@ std::unique_ptr<Operator> makeFilter(const OperatorContext &ctx)
 {
     std::string text = ctx.resolve(ctx.spec.params.at("expr").get<std::string>());
     return std::make_unique<FilterOperator>(
-        expr::compileOrThrow(ctx.spec.id, "expr", text, expr::Want::Boolean));
+        expr::compileOrThrow("expr", text, expr::Want::Boolean));
 }
 
 void validateFilter(const NodeValidationContext &ctx)

@@ -369,10 +369,9 @@ std::unique_ptr<Operator> makeJoin(const OperatorContext &ctx)
     std::int64_t upper = keys::intParam(p, "upper_ms", 0);
     std::string type = keys::stringParam(p, "type", "inner");
     if (lk.empty() || lk.size() != rk.size())
-        throw ConfigError("node `" + ctx.spec.id
-                          + "`: params.right_key: must list as many fields as left_key");
+        throw ConfigError("params.right_key: must list as many fields as left_key");
     if (lower > upper)
-        throw ConfigError("node `" + ctx.spec.id + "`: params.lower_ms: must be <= upper_ms");
+        throw ConfigError("params.lower_ms: must be <= upper_ms");
     return std::make_unique<JoinOperator>(std::move(lk), std::move(rk), lower, upper,
                                           type == "left_outer");
 }

@@ -78,8 +78,8 @@ std::unique_ptr<Operator> makeMap(const OperatorContext &ctx)
     if (auto it = ctx.spec.params.find("set"); it != ctx.spec.params.end() && it->is_object())
         for (auto s = it->begin(); s != it->end(); ++s) {
             std::string text = ctx.resolve(s.value().get<std::string>());
-            set.push_back({s.key(), expr::compileOrThrow(ctx.spec.id, "set." + s.key(), text,
-                                                         expr::Want::Anything)});
+            set.push_back(
+                {s.key(), expr::compileOrThrow("set." + s.key(), text, expr::Want::Anything)});
         }
     return std::make_unique<MapOperator>(std::move(set), stringList(ctx.spec.params, "keep"),
                                          stringList(ctx.spec.params, "drop"));

@@ -36,7 +36,7 @@ public:
             std::filesystem::create_directories(parent, ec);
         std::string error;
         if (!m_store.open(m_path, keys::joinList(m_enc.paths()), error))
-            throw ConfigError("node `" + m_nodeId + "`: params.path: " + error);
+            throw ConfigError("params.path: " + error);
     }
 
     void processRecord(int, Record &&record, Output &out) override
@@ -64,7 +64,7 @@ public:
     {
         std::string error;
         if (!m_store.close(error))
-            throw std::runtime_error("node `" + m_nodeId + "`: writing " + m_path + ": " + error);
+            throw std::runtime_error("writing " + m_path + ": " + error);
     }
 
     void snapshotState(StateWriter &w) const override
@@ -86,7 +86,7 @@ private:
     {
         std::string error;
         if (!m_store.commit(sync, error))
-            throw std::runtime_error("node `" + m_nodeId + "`: writing " + m_path + ": " + error);
+            throw std::runtime_error("writing " + m_path + ": " + error);
     }
 
     std::string m_nodeId;
@@ -105,7 +105,7 @@ std::unique_ptr<Operator> makeUpsertSink(const OperatorContext &ctx)
 {
     auto key = keys::stringListParam(ctx.spec.params, "key");
     if (key.empty())
-        throw ConfigError("node `" + ctx.spec.id + "`: params.key: list at least one field");
+        throw ConfigError("params.key: list at least one field");
     return std::make_unique<UpsertSink>(
         ctx.spec.id, ctx.path(ctx.resolve(keys::stringParam(ctx.spec.params, "path"))),
         std::move(key));
