@@ -1,5 +1,6 @@
 #include "runtime/runtime.hpp"
 
+#include "checkpoint/coordinator.hpp"
 #include "operators/operators.hpp"
 
 #include <tideline/engine/record_json.hpp>
@@ -85,6 +86,24 @@ Runtime::Runtime(const PipelineSpec &spec, JobOptions options)
     , m_options(std::move(options))
     , m_clock(m_options.clock ? m_options.clock : &SystemClock::instance())
 {}
+
+Runtime::~Runtime() = default;
+
+std::string Runtime::initCheckpoints()
+{
+    m_checkpoints = std::make_unique<checkpoint::Coordinator>(*this);
+    return m_checkpoints->init();
+}
+
+void Runtime::recordCheckpoint(const observe::CheckpointInfo &info, std::size_t historyLimit)
+{
+    std::lock_guard lock(m_publishMutex);
+    m_published.lastCheckpoint = info;
+    auto &h = m_published.checkpointHistory;
+    h.push_back(info);
+    if (h.size() > historyLimit)
+        h.erase(h.begin(), h.begin() + static_cast<std::ptrdiff_t>(h.size() - historyLimit));
+}
 
 std::string Runtime::compile()
 {
@@ -615,6 +634,9 @@ std::unique_ptr<Job> Job::create(const PipelineSpec &spec, JobOptions options, s
     error = job->m_rt->compile();
     if (!error.empty())
         return nullptr;
+    error = job->m_rt->initCheckpoints();
+    if (!error.empty())
+        return nullptr;
     job->m_rt->publish(false);
     return job;
 }
@@ -629,6 +651,11 @@ Job::Status Job::run()
 }
 Job::Status Job::runFor(std::int64_t maxRecords) { return m_rt->runFor(maxRecords); }
 void Job::requestStop() { m_rt->requestStop(); }
+void Job::requestSavepoint(const std::string &dir,
+                          std::function<void(bool ok, const std::string &message)> done)
+{
+    m_rt->checkpoints()->requestSavepoint(dir, std::move(done));
+}
 bool Job::stopRequested() const { return m_rt->stopRequested(); }
 observe::MetricsSnapshot Job::snapshot() const { return m_rt->snapshot(); }
 bool Job::setTap(const std::string &nodeId, observe::TapCallback callback,

@@ -14,6 +14,10 @@
 
 namespace tideline {
 
+namespace checkpoint {
+class Coordinator;
+}
+
 class Runtime
 {
 public:
@@ -57,6 +61,7 @@ public:
     };
 
     Runtime(const PipelineSpec &spec, JobOptions options);
+    ~Runtime();
 
     /// Builds operators in topological order. Returns "" or an error naming the node.
     std::string compile();
@@ -98,6 +103,16 @@ public:
     /// Called when the run stops (finished or stopped), before sinks are finished.
     std::function<void(Job::Status)> onBeforeFinish;
 
+    // --- Checkpoint wiring (engine/src/checkpoint) ---
+    /// Creates the checkpoint coordinator and restores state (after compile()). "" or error.
+    std::string initCheckpoints();
+    checkpoint::Coordinator *checkpoints() { return m_checkpoints.get(); }
+    /// Re-derives a node's combined input watermark (after a restore) and tells its operator.
+    void primeWatermark(int node) { recomputeCombined(node); }
+    void setRecordsRead(std::int64_t n) { m_recordsRead = n; }
+    /// Publishes a checkpoint outcome (lastCheckpoint + bounded history); any thread.
+    void recordCheckpoint(const observe::CheckpointInfo &info, std::size_t historyLimit);
+
 private:
     void deliver(const Target &t, Record &&record);
     void route(int node, int port, Record &&record);
@@ -128,6 +143,8 @@ private:
     std::size_t m_sourceCursor = 0;
     std::atomic<bool> m_stop{false};
     std::unique_ptr<observe::WatermarkTapCallback> m_watermarkTap;
+
+    std::unique_ptr<checkpoint::Coordinator> m_checkpoints;
 
     mutable std::mutex m_publishMutex;
     observe::MetricsSnapshot m_published;

@@ -40,6 +40,8 @@ struct JobOptions
     bool fresh = false;                 ///< ignore existing checkpoints
     std::string checkpointDirOverride;  ///< "" = settings.checkpoint.dir
     std::vector<std::string> resetState; ///< node ids whose restored state is discarded
+    std::string restoreFrom;     ///< savepoint folder (or checkpoint folder) to start from
+    std::string savepointOnStop; ///< write a savepoint here when the run ends ("" = none)
     std::function<void(const std::string &)> log; ///< one-line messages (recovery, warnings)
 };
 
@@ -69,6 +71,11 @@ public:
     /// Safe from signal handlers (a relaxed atomic store).
     void requestStop();
     bool stopRequested() const;
+    /// Asks the loop to write a savepoint to `dir` (a new or empty folder) between two
+    /// records, at its next tick. Thread-safe. `done` runs on the loop thread with the outcome
+    /// (or from the destructor if the job ends first). Restore it with JobOptions::restoreFrom.
+    void requestSavepoint(const std::string &dir,
+                          std::function<void(bool ok, const std::string &message)> done = {});
 
     /// A consistent copy of every node's figures, taken at the last publish point.
     observe::MetricsSnapshot snapshot() const;
