@@ -86,6 +86,8 @@ int main(int argc, char **argv)
     jo.fresh = opt.fresh;
     jo.checkpointDirOverride = opt.checkpointDir;
     jo.resetState = opt.resetState;
+    jo.restoreFrom = opt.restoreFrom;
+    jo.savepointOnStop = opt.savepointDir;
     jo.log = [](const std::string &line) { std::cerr << "tideline-run: " << line << "\n"; };
     if (metricsOut.is_open())
         jo.onMetrics = [&metricsOut](const observe::MetricsSnapshot &s) {
