@@ -1,0 +1,507 @@
+#include "metrics_server.hpp"
+
+#include "log.hpp"
+
+#include <arpa/inet.h>
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <climits>
+#include <cstring>
+#include <netinet/in.h>
+#include <poll.h>
+#include <string_view>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+namespace tideline::runner {
+
+// ---------------------------------------------------------------------------------------------
+// Address
+
+std::optional<ListenAddress> parseListenAddress(const std::string &text, std::string &error)
+{
+    ListenAddress a;
+    std::string portText = text;
+    if (!text.empty() && text[0] == '[') {
+        auto close = text.find(']');
+        if (close == std::string::npos || close + 1 >= text.size() || text[close + 1] != ':') {
+            error = "--metrics-listen: expected [IPV6]:PORT, got `" + text + "`";
+            return std::nullopt;
+        }
+        a.host = text.substr(1, close - 1);
+        a.ipv6 = true;
+        portText = text.substr(close + 2);
+    } else if (auto colon = text.rfind(':'); colon != std::string::npos) {
+        if (text.find(':') != colon) {
+            error = "--metrics-listen: write IPv6 addresses in brackets, e.g. [::1]:9464";
+            return std::nullopt;
+        }
+        a.host = text.substr(0, colon);
+        portText = text.substr(colon + 1);
+        if (a.host.empty()) {
+            error = "--metrics-listen: `" + text
+                    + "` has no host; give PORT alone for loopback or HOST:PORT";
+            return std::nullopt;
+        }
+    }
+    if (a.host == "localhost")
+        a.host = "127.0.0.1";
+    int port = -1;
+    auto r = std::from_chars(portText.data(), portText.data() + portText.size(), port);
+    if (portText.empty() || r.ec != std::errc() || r.ptr != portText.data() + portText.size()
+        || port < 0 || port > 65535) {
+        error = "--metrics-listen: `" + portText + "` is not a port number (0-65535)";
+        return std::nullopt;
+    }
+    a.port = port;
+    unsigned char buf[sizeof(in6_addr)];
+    if (inet_pton(a.ipv6 ? AF_INET6 : AF_INET, a.host.c_str(), buf) != 1) {
+        error = "--metrics-listen: `" + a.host + "` is not a numeric " + (a.ipv6 ? "IPv6" : "IPv4")
+                + " address (or localhost)";
+        return std::nullopt;
+    }
+    return a;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exposition
+
+namespace {
+
+std::string labelValue(std::string_view v)
+{
+    std::string out;
+    for (char c : v) {
+        if (c == '\\')
+            out += "\\\\";
+        else if (c == '"')
+            out += "\\\"";
+        else if (c == '\n')
+            out += "\\n";
+        else
+            out += c;
+    }
+    return out;
+}
+
+std::string num(std::int64_t v)
+{
+    return std::to_string(v);
+}
+
+std::string num(double v)
+{
+    char buf[64];
+    auto r = std::to_chars(buf, buf + sizeof buf, v);
+    return std::string(buf, r.ptr);
+}
+
+/// Writes one metric family: HELP, TYPE, then its samples.
+class Family
+{
+public:
+    Family(std::string &out, const char *name, const char *type, const char *help)
+        : m_out(out)
+        , m_name(name)
+    {
+        m_out += "# HELP ";
+        m_out += name;
+        m_out += ' ';
+        m_out += help;
+        m_out += "\n# TYPE ";
+        m_out += name;
+        m_out += ' ';
+        m_out += type;
+        m_out += '\n';
+    }
+    void sample(const std::string &labels, const std::string &value)
+    {
+        m_out += m_name;
+        if (!labels.empty())
+            m_out += "{" + labels + "}";
+        m_out += ' ';
+        m_out += value;
+        m_out += '\n';
+    }
+
+private:
+    std::string &m_out;
+    std::string m_name;
+};
+
+std::string nodeLabel(const observe::NodeMetrics &n)
+{
+    return "node=\"" + labelValue(n.node) + "\"";
+}
+
+const char *stateName(observe::JobState s)
+{
+    switch (s) {
+    case observe::JobState::Created:
+        return "created";
+    case observe::JobState::Running:
+        return "running";
+    case observe::JobState::Paused:
+        return "paused";
+    case observe::JobState::Finished:
+        return "finished";
+    case observe::JobState::Failed:
+        return "failed";
+    case observe::JobState::Stopped:
+        return "stopped";
+    }
+    return "created";
+}
+
+bool endedWatermark(std::int64_t w)
+{
+    return w == INT64_MAX;
+}
+
+} // namespace
+
+std::string prometheusText(const observe::MetricsSnapshot &s, std::int64_t nowMs)
+{
+    std::string out;
+    out.reserve(4096 + s.nodes.size() * 1024);
+    using Int = std::int64_t;
+    // Counters named after the --metrics file keys, with Prometheus' _total suffix; times stay
+    // in milliseconds (suffix _ms) so a scrape and a --metrics line read the same numbers.
+    struct Counter
+    {
+        const char *name, *help;
+        Int observe::NodeMetrics::*field;
+    };
+    const std::array<Counter, 5> counters{{
+        {"tideline_node_records_in_total", "Records received by the node.",
+         &observe::NodeMetrics::recordsIn},
+        {"tideline_node_records_out_total", "Records emitted on the node's data output.",
+         &observe::NodeMetrics::recordsOut},
+        {"tideline_node_late_total", "Records sent to or dropped at the node's late port.",
+         &observe::NodeMetrics::late},
+        {"tideline_node_errors_total", "Malformed records sent to or counted at the errors port.",
+         &observe::NodeMetrics::errors},
+        {"tideline_node_duplicates_dropped_total", "Records dropped as duplicates.",
+         &observe::NodeMetrics::duplicatesDropped},
+    }};
+    for (const auto &c : counters) {
+        Family f(out, c.name, "counter", c.help);
+        for (const auto &n : s.nodes)
+            f.sample(nodeLabel(n), num(n.*(c.field)));
+    }
+    {
+        Family f(out, "tideline_node_watermark_ms", "gauge",
+                 "Watermark of the node in Unix ms (+Inf once its inputs ended; absent while "
+                 "-inf).");
+        for (const auto &n : s.nodes)
+            if (n.watermark)
+                f.sample(nodeLabel(n), endedWatermark(*n.watermark) ? "+Inf" : num(*n.watermark));
+    }
+    {
+        Family f(out, "tideline_node_watermark_lag_ms", "gauge",
+                 "Processing time of the snapshot minus the node's watermark, in ms (absent "
+                 "while the watermark is -inf or ended).");
+        for (const auto &n : s.nodes)
+            if (n.watermark && !endedWatermark(*n.watermark))
+                f.sample(nodeLabel(n), num(s.takenAtMs - *n.watermark));
+    }
+    {
+        Family f(out, "tideline_node_max_event_time_ms", "gauge",
+                 "Largest event time the node has seen, Unix ms (absent before the first).");
+        for (const auto &n : s.nodes)
+            if (n.maxEventTime)
+                f.sample(nodeLabel(n), num(*n.maxEventTime));
+    }
+    struct Gauge
+    {
+        const char *name, *help;
+        Int observe::NodeMetrics::*field;
+    };
+    const std::array<Gauge, 3> gauges{{
+        {"tideline_node_state_entries", "Keyed state entries held by the node.",
+         &observe::NodeMetrics::stateEntries},
+        {"tideline_node_state_bytes", "Approximate bytes of state held by the node.",
+         &observe::NodeMetrics::stateBytes},
+        {"tideline_node_open_windows", "Windows open (not yet fired and purged) in the node.",
+         &observe::NodeMetrics::openWindows},
+    }};
+    for (const auto &g : gauges) {
+        Family f(out, g.name, "gauge", g.help);
+        for (const auto &n : s.nodes)
+            f.sample(nodeLabel(n), num(n.*(g.field)));
+    }
+    {
+        Family f(out, "tideline_node_info", "gauge", "Node kind per node id (always 1).");
+        for (const auto &n : s.nodes)
+            f.sample(nodeLabel(n) + ",kind=\"" + labelValue(n.kind) + "\"", "1");
+    }
+
+    // --- Per run ---
+    {
+        Family f(out, "tideline_job_state", "gauge", "1 for the job's current state.");
+        for (auto st :
+             {observe::JobState::Created, observe::JobState::Running, observe::JobState::Paused,
+              observe::JobState::Finished, observe::JobState::Failed, observe::JobState::Stopped})
+            f.sample(std::string("state=\"") + stateName(st) + "\"", st == s.state ? "1" : "0");
+    }
+    Family(out, "tideline_records_read_total", "counter", "Records taken from all sources.")
+        .sample("", num(s.recordsRead));
+    Family(out, "tideline_events_per_second", "gauge",
+           "Source records per second of processing time.")
+        .sample("", num(s.eventsPerSecond));
+    Family(out, "tideline_processing_ms", "gauge", "Processing time since the run started, ms.")
+        .sample("", num(s.takenAtMs - s.startedAtMs));
+    Family(out, "tideline_snapshot_time_ms", "gauge",
+           "Processing time (Unix ms) at which these figures were taken.")
+        .sample("", num(s.takenAtMs));
+
+    if (s.lastCheckpoint) {
+        const auto &c = *s.lastCheckpoint;
+        Family(out, "tideline_checkpoint_last_id", "gauge", "Id of the last checkpoint.")
+            .sample("", num(c.id));
+        Family f(out, "tideline_checkpoint_last_status", "gauge",
+                 "1 for the status of the last checkpoint.");
+        for (const char *st : {"completed", "failed", "in_progress"})
+            f.sample(std::string("status=\"") + st + "\"", c.status == st ? "1" : "0");
+        Family(out, "tideline_checkpoint_last_duration_ms", "gauge",
+               "Duration of the last checkpoint, ms.")
+            .sample("", num(c.durationMs));
+        Family(out, "tideline_checkpoint_last_bytes", "gauge", "Size of the last checkpoint.")
+            .sample("", num(c.bytes));
+        Family(out, "tideline_checkpoint_last_time_ms", "gauge",
+               "Unix ms at which the last checkpoint finished.")
+            .sample("", num(c.timeMs));
+        if (c.timeMs > 0)
+            Family(out, "tideline_checkpoint_age_ms", "gauge",
+                   "Milliseconds since the last checkpoint finished (at scrape time).")
+                .sample("", num(nowMs - c.timeMs));
+    }
+    return out;
+}
+
+HealthAnswer healthOf(const observe::MetricsSnapshot &s)
+{
+    switch (s.state) {
+    case observe::JobState::Created:
+    case observe::JobState::Running:
+    case observe::JobState::Paused:
+        return {200, "ok\n"};
+    case observe::JobState::Failed:
+        return {503, "failed: " + s.failure + "\n"};
+    case observe::JobState::Finished:
+    case observe::JobState::Stopped:
+        break;
+    }
+    return {503, std::string(stateName(s.state)) + "\n"};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Server
+
+MetricsServer::MetricsServer(SnapshotFn snapshot)
+    : m_snapshot(std::move(snapshot))
+{
+}
+
+MetricsServer::~MetricsServer()
+{
+    stop();
+}
+
+bool MetricsServer::start(const ListenAddress &a, std::string &error)
+{
+    int family = a.ipv6 ? AF_INET6 : AF_INET;
+    int fd = ::socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        error = std::string("metrics: socket: ") + std::strerror(errno);
+        return false;
+    }
+    int one = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    sockaddr_storage ss{};
+    socklen_t len = 0;
+    if (a.ipv6) {
+        // [::] means IPv6 only: an IPv4 wildcard must be asked for on its own.
+        ::setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+        auto *s6 = reinterpret_cast<sockaddr_in6 *>(&ss);
+        s6->sin6_family = AF_INET6;
+        s6->sin6_port = htons(static_cast<std::uint16_t>(a.port));
+        inet_pton(AF_INET6, a.host.c_str(), &s6->sin6_addr);
+        len = sizeof *s6;
+    } else {
+        auto *s4 = reinterpret_cast<sockaddr_in *>(&ss);
+        s4->sin_family = AF_INET;
+        s4->sin_port = htons(static_cast<std::uint16_t>(a.port));
+        inet_pton(AF_INET, a.host.c_str(), &s4->sin_addr);
+        len = sizeof *s4;
+    }
+    std::string where = (a.ipv6 ? "[" + a.host + "]" : a.host) + ":" + std::to_string(a.port);
+    if (::bind(fd, reinterpret_cast<sockaddr *>(&ss), len) != 0 || ::listen(fd, 16) != 0) {
+        error = "metrics: cannot listen on " + where + ": " + std::strerror(errno);
+        ::close(fd);
+        return false;
+    }
+    sockaddr_storage bound{};
+    socklen_t blen = sizeof bound;
+    ::getsockname(fd, reinterpret_cast<sockaddr *>(&bound), &blen);
+    m_port = ntohs(a.ipv6 ? reinterpret_cast<sockaddr_in6 *>(&bound)->sin6_port
+                          : reinterpret_cast<sockaddr_in *>(&bound)->sin_port);
+    m_bound = (a.ipv6 ? "[" + a.host + "]" : a.host) + ":" + std::to_string(m_port);
+    m_wakeFd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (m_wakeFd < 0) {
+        error = std::string("metrics: eventfd: ") + std::strerror(errno);
+        ::close(fd);
+        return false;
+    }
+    m_listenFd = fd;
+    m_thread = std::thread([this] { serve(); });
+    return true;
+}
+
+void MetricsServer::stop()
+{
+    if (m_thread.joinable()) {
+        std::uint64_t v = 1;
+        [[maybe_unused]] auto n = ::write(m_wakeFd, &v, sizeof v);
+        m_thread.join();
+    }
+    if (m_listenFd >= 0)
+        ::close(m_listenFd);
+    if (m_wakeFd >= 0)
+        ::close(m_wakeFd);
+    m_listenFd = m_wakeFd = -1;
+}
+
+void MetricsServer::serve()
+{
+    for (;;) {
+        pollfd fds[2] = {{m_listenFd, POLLIN, 0}, {m_wakeFd, POLLIN, 0}};
+        int r = ::poll(fds, 2, -1);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            log::error(std::string("metrics: poll: ") + std::strerror(errno));
+            return;
+        }
+        if (fds[1].revents)
+            return;
+        if (fds[0].revents & POLLIN) {
+            int c = ::accept4(m_listenFd, nullptr, nullptr, SOCK_CLOEXEC);
+            if (c < 0)
+                continue; // ECONNABORTED and friends: the next client is unaffected
+            handle(c);
+            ::close(c);
+        }
+    }
+}
+
+namespace {
+
+void sendAll(int fd, const std::string &data)
+{
+    const char *p = data.data();
+    std::size_t left = data.size();
+    while (left > 0) {
+        ssize_t n = ::send(fd, p, left, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return;
+        p += n;
+        left -= static_cast<std::size_t>(n);
+    }
+}
+
+void respond(int fd,
+             int status,
+             const char *reason,
+             const std::string &contentType,
+             const std::string &body,
+             bool withBody,
+             const char *extraHeaders = "")
+{
+    std::string head = "HTTP/1.1 " + std::to_string(status) + " " + reason + "\r\n"
+                       + "Content-Type: " + contentType + "\r\n"
+                       + "Content-Length: " + std::to_string(body.size()) + "\r\n"
+                       + "Cache-Control: no-store\r\n" + extraHeaders + "Connection: close\r\n\r\n";
+    sendAll(fd, withBody ? head + body : head);
+}
+
+} // namespace
+
+void MetricsServer::handle(int fd)
+{
+    // One client at a time, each with a short deadline: a stalled client can delay a scrape
+    // by at most this long, never wedge the runner (the loop does not wait for this thread).
+    timeval tv{2, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    std::string req;
+    char buf[2048];
+    constexpr std::size_t kMaxHeader = 16 * 1024;
+    while (req.find("\r\n\r\n") == std::string::npos && req.find("\n\n") == std::string::npos) {
+        ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return; // closed or timed out before a full request: nothing to answer
+        req.append(buf, static_cast<std::size_t>(n));
+        if (req.size() > kMaxHeader) {
+            respond(fd, 431, "Request Header Fields Too Large", "text/plain; charset=utf-8",
+                    "request header too large\n", true);
+            // Lingering close: closing with unread bytes would reset the connection and could
+            // destroy the answer before the client reads it.
+            ::shutdown(fd, SHUT_WR);
+            timeval shortWait{0, 300000};
+            ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &shortWait, sizeof shortWait);
+            for (std::size_t drained = 0; drained < 1024 * 1024;) {
+                ssize_t m = ::recv(fd, buf, sizeof buf, 0);
+                if (m <= 0)
+                    break;
+                drained += static_cast<std::size_t>(m);
+            }
+            return;
+        }
+    }
+    std::string_view line(req);
+    line = line.substr(0, line.find_first_of("\r\n"));
+    auto sp1 = line.find(' ');
+    auto sp2 = sp1 == std::string_view::npos ? sp1 : line.find(' ', sp1 + 1);
+    if (sp1 == std::string_view::npos || sp2 == std::string_view::npos
+        || line.substr(sp2 + 1).rfind("HTTP/1.", 0) != 0) {
+        respond(fd, 400, "Bad Request", "text/plain; charset=utf-8", "bad request\n", true);
+        return;
+    }
+    std::string_view method = line.substr(0, sp1);
+    std::string_view target = line.substr(sp1 + 1, sp2 - sp1 - 1);
+    target = target.substr(0, target.find('?')); // Prometheus may add ?params; none are used
+    const bool known = target == "/metrics" || target == "/health";
+    if (!known) {
+        respond(fd, 404, "Not Found", "text/plain; charset=utf-8",
+                "not found: only /metrics and /health are served\n", method != "HEAD");
+        return;
+    }
+    if (method != "GET" && method != "HEAD") {
+        respond(fd, 405, "Method Not Allowed", "text/plain; charset=utf-8", "method not allowed\n",
+                true, "Allow: GET, HEAD\r\n");
+        return;
+    }
+    const bool withBody = method == "GET";
+    observe::MetricsSnapshot snap = m_snapshot();
+    if (target == "/health") {
+        HealthAnswer h = healthOf(snap);
+        respond(fd, h.status, h.status == 200 ? "OK" : "Service Unavailable",
+                "text/plain; charset=utf-8", h.body, withBody);
+        return;
+    }
+    using namespace std::chrono;
+    std::int64_t now = duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+    respond(fd, 200, "OK", "text/plain; version=0.0.4; charset=utf-8", prometheusText(snap, now),
+            withBody);
+}
+
+} // namespace tideline::runner
