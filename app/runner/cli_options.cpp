@@ -1,5 +1,7 @@
 #include "cli_options.hpp"
 
+#include "metrics_server.hpp"
+
 #include <charconv>
 #include <string_view>
 
@@ -24,7 +26,9 @@ Options:
   --restore DIR           start from the savepoint or checkpoint in DIR
   --reset-state NODE      discard restored state of NODE (repeatable)
   --dump-table PATH       print a sink.upsert table as JSON lines and exit
-  --metrics-listen ADDR   serve Prometheus metrics and /health on ADDR (e.g. 127.0.0.1:9464)
+  --metrics-listen ADDR   serve Prometheus metrics (GET /metrics) and GET /health on ADDR:
+                          PORT or 127.0.0.1:PORT bind loopback only; another address
+                          (0.0.0.0:PORT, [::]:PORT, a LAN address) only when written out
   --log-format text|json  format of log lines on stderr (default text)
   --help                  show this help
   --version               print the version
@@ -81,7 +85,10 @@ std::string parseCli(int argc, char **argv, CliOptions &out)
                 return "--dump-table needs a table folder";
         } else if (a == "--metrics-listen") {
             if (!value(out.metricsListen))
-                return "--metrics-listen needs host:port";
+                return "--metrics-listen needs PORT or HOST:PORT";
+            std::string error; // checked here so a typo is a usage error (exit 2), not a late one
+            if (!parseListenAddress(out.metricsListen, error))
+                return error;
         } else if (a == "--log-format") {
             if (!value(out.logFormat) || (out.logFormat != "text" && out.logFormat != "json"))
                 return "--log-format must be text or json";

@@ -1,6 +1,8 @@
 // tideline-run: validate or execute a pipeline file headless (the contract's runner).
 
 #include "cli_options.hpp"
+#include "log.hpp"
+#include "metrics_server.hpp"
 
 #include <tideline/engine/job.hpp>
 #include <tideline/engine/metrics_json.hpp>
@@ -29,12 +31,16 @@ int printDiagnostics(const std::vector<tideline::Diagnostic> &diags, const std::
 {
     int errors = 0, warnings = 0;
     for (const auto &d : diags) {
-        std::cerr << file << ": " << d.format() << "\n";
+        namespace rlog = tideline::runner::log;
+        rlog::write(d.isError() ? rlog::Level::Error : rlog::Level::Warning, d.format(),
+                    {{"file", file}, {"node", d.nodeId}, {"path", d.path}});
         (d.isError() ? errors : warnings)++;
     }
     if (errors)
-        std::cerr << file << ": " << errors << " error(s), " << warnings
-                  << " warning(s); the pipeline is invalid\n";
+        tideline::runner::log::error(std::to_string(errors) + " error(s), "
+                                         + std::to_string(warnings)
+                                         + " warning(s); the pipeline is invalid",
+                                     {{"file", file}});
     return errors;
 }
 
@@ -45,6 +51,8 @@ int main(int argc, char **argv)
     using namespace tideline;
     runner::CliOptions opt;
     std::string usageError = runner::parseCli(argc, argv, opt);
+    runner::log::setFormat(opt.logFormat == "json" ? runner::log::Format::Json
+                                                   : runner::log::Format::Text);
     if (opt.help) {
         std::cout << runner::usage();
         return 0;
@@ -54,7 +62,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!usageError.empty()) {
-        std::cerr << "tideline-run: " << usageError << "\n";
+        runner::log::error(usageError);
         return 2;
     }
 
@@ -63,11 +71,10 @@ int main(int argc, char **argv)
     if (errors || !loaded.spec)
         return 2;
     if (opt.validateOnly) {
-        std::cerr << opt.pipeline << ": valid";
         std::size_t warnings = loaded.diagnostics.size();
-        if (warnings)
-            std::cerr << " (" << warnings << " warning(s))";
-        std::cerr << "\n";
+        runner::log::info(warnings ? "valid (" + std::to_string(warnings) + " warning(s))"
+                                   : std::string("valid"),
+                          {{"file", opt.pipeline}});
         return 0;
     }
 
@@ -75,7 +82,7 @@ int main(int argc, char **argv)
     if (!opt.metricsFile.empty()) {
         metricsOut.open(opt.metricsFile, std::ios::app);
         if (!metricsOut) {
-            std::cerr << "tideline-run: cannot open metrics file " << opt.metricsFile << "\n";
+            runner::log::error("cannot open metrics file " + opt.metricsFile);
             return 1;
         }
     }
@@ -88,7 +95,10 @@ int main(int argc, char **argv)
     jo.resetState = opt.resetState;
     jo.restoreFrom = opt.restoreFrom;
     jo.savepointOnStop = opt.savepointDir;
-    jo.log = [](const std::string &line) { std::cerr << "tideline-run: " << line << "\n"; };
+    jo.log = [](const std::string &line) {
+        bool warn = line.rfind("warning", 0) == 0;
+        runner::log::write(warn ? runner::log::Level::Warning : runner::log::Level::Info, line);
+    };
     if (metricsOut.is_open())
         jo.onMetrics = [&metricsOut](const observe::MetricsSnapshot &s) {
             for (const auto &n : s.nodes)
@@ -100,8 +110,20 @@ int main(int argc, char **argv)
     std::string error;
     auto job = Job::create(*loaded.spec, jo, error);
     if (!job) {
-        std::cerr << "tideline-run: " << error << "\n";
+        runner::log::error(error);
         return 1;
+    }
+    // Declared after the job so it stops (and joins) before the job goes away.
+    std::unique_ptr<runner::MetricsServer> metricsServer;
+    if (!opt.metricsListen.empty()) {
+        auto address = runner::parseListenAddress(opt.metricsListen, error); // checked by parseCli
+        metricsServer = std::make_unique<runner::MetricsServer>([&job] { return job->snapshot(); });
+        if (!address || !metricsServer->start(*address, error)) {
+            runner::log::error(error);
+            return 1;
+        }
+        runner::log::info("metrics: serving http://" + metricsServer->boundAddress()
+                          + "/metrics and /health");
     }
     g_job.store(job.get());
     std::signal(SIGINT, onSignal);
@@ -110,12 +132,12 @@ int main(int argc, char **argv)
     Job::Status status = job->run();
     g_job.store(nullptr);
     if (status == Job::Status::Failed) {
-        std::cerr << "tideline-run: " << job->failure() << "\n";
+        runner::log::error(job->failure());
         return 1;
     }
     auto snap = job->snapshot();
-    std::cerr << "tideline-run: " << (status == Job::Status::Stopped ? "stopped" : "done") << ": "
-              << snap.recordsRead << " records read in " << (snap.takenAtMs - snap.startedAtMs)
-              << " ms\n";
+    runner::log::info(std::string(status == Job::Status::Stopped ? "stopped" : "done") + ": "
+                      + std::to_string(snap.recordsRead) + " records read in "
+                      + std::to_string(snap.takenAtMs - snap.startedAtMs) + " ms");
     return 0;
 }
