@@ -282,11 +282,11 @@ private slots:
     void crashPoints()
     {
         QFETCH(QString, point);
-        for (const QString &at : {point + ":1", point + ":4"}) {
+        for (const QString &at : {point + ":1", point + ":3"}) {
             Workdir w;
             FixtureOptions o;
             o.count = kShortCount;
-            o.recordsPerSecond = 40000;
+            o.recordsPerSecond = 10000;
             o.intervalMs = 50;
             w.write(o);
             Runner r(w.dir());
