@@ -21,6 +21,9 @@ const auto kImpls = std::to_array<KindImpl>({
     {"enrich", &makeEnrich, &validateEnrich},
     {"sink.upsert", &makeUpsertSink, &validateUpsertSink},
     {"sink.discard", &makeDiscardSink, nullptr},
+    {"source.nexmark", &makeNexmarkSource, &validateNexmarkSource},
+    {"top", &makeTop, &validateTop},
+    {"window_join", &makeWindowJoin, &validateWindowJoin},
     {"source.kafka", &makeKafkaSource, &validateKafkaSource},
     {"sink.kafka", &makeKafkaSink, &validateKafkaSink},
 });

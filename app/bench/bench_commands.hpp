@@ -1,0 +1,27 @@
+#pragma once
+// The benchmark subcommands and their options.
+
+#include <cstdint>
+#include <string>
+
+namespace tideline::bench {
+
+struct Options
+{
+    std::int64_t events = -1; ///< -1: the command's default
+    std::int64_t lines = 1000000;
+    std::int64_t keys = 10000;
+    double rate = 100000;
+    std::int64_t sizeMs = 10000;
+    std::string query = "q5";
+    int generators = 1;
+    int repeat = 1;
+    std::string pipelinesDir;
+};
+
+/// Parses argv[first..]; returns "" or a message.
+std::string parseOptions(int argc, char **argv, int first, Options &out);
+/// Runs a subcommand; 0 ok, 1 failed, 2 unknown command.
+int runCommand(const std::string &command, const Options &opts);
+
+} // namespace tideline::bench

@@ -1,0 +1,49 @@
+#pragma once
+// Runs one compiled pipeline to completion and measures it the way the Nexmark harness does:
+// wall time of the run loop, CPU seconds of the whole process (getrusage user + sys, so the
+// in-process generator is included), peak RSS, and what reached the sink.discard nodes.
+
+#include <tideline/engine/spec.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace tideline::bench {
+
+struct Measurement
+{
+    std::int64_t events = 0; ///< records read from all sources
+    double wallSeconds = 0;
+    double userSeconds = 0;
+    double sysSeconds = 0;
+    double peakRssMiB = 0;      ///< ru_maxrss of the process so far
+    std::int64_t rows = 0;      ///< rows that reached sink.discard nodes
+    std::uint64_t checksum = 0; ///< sum of the sinks' order-independent checksums
+    double loadBefore = 0;      ///< 1-minute load average when the run started
+    std::string failure;        ///< set when the pipeline was invalid or failed
+
+    double cpuSeconds() const { return userSeconds + sysSeconds; }
+    double eventsPerSecond() const { return wallSeconds > 0 ? double(events) / wallSeconds : 0; }
+    double eventsPerCpuSecond() const
+    {
+        return cpuSeconds() > 0 ? double(events) / cpuSeconds() : 0;
+    }
+};
+
+/// Validates, compiles and runs `spec` (relative paths against baseDir). Compilation (opening
+/// files, building tables) is not timed; the run loop and the final flush are.
+Measurement runPipeline(const PipelineSpec &spec, const std::string &baseDir);
+
+/// Replaces every sink node by a sink.discard with the same id (keeps edges valid).
+void discardSinks(PipelineSpec &spec);
+
+/// "12.3M" style figure.
+std::string human(double v);
+/// Prints the figures as aligned `name value` lines, plus a one-line JSON summary
+/// prefixed with `json ` (machine-readable, for docs/benchmarks.md).
+void print(const std::string &benchmark,
+           const std::string &description,
+           const Measurement &m,
+           const std::string &extraJson = {});
+
+} // namespace tideline::bench

@@ -1,0 +1,427 @@
+#include "operators/nexmark/nexmark_generator.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdlib>
+
+namespace tideline::nexmark {
+
+namespace {
+
+constexpr std::int64_t kFirstPersonId = 1000;
+constexpr std::int64_t kFirstAuctionId = 1000;
+constexpr std::int64_t kFirstCategoryId = 10;
+constexpr int kNumCategories = 5;
+constexpr int kPersonIdLead = 10;
+constexpr int kAuctionIdLead = 10;
+constexpr int kHotSellerBatch = 100; // HOT_SELLER_RATIO in the Java sources
+constexpr int kHotAuctionBatch = 100;
+constexpr int kHotBidderBatch = 100;
+constexpr int kHotChannelsRatio = 2;
+constexpr int kChannels = 10000;
+constexpr std::size_t kExtraPool = 1u << 20; // the pre-generated 1 MiB lowercase string
+
+constexpr std::array<std::string_view, 11> kFirstNames = {
+    "Peter", "Paul", "Luke", "John", "Saul", "Vicky", "Kate", "Julie", "Sarah", "Deiter", "Walter"};
+constexpr std::array<std::string_view, 9> kLastNames
+    = {"Shultz", "Abrams", "Spencer", "White", "Bartels", "Walton", "Smith", "Jones", "Noris"};
+constexpr std::array<std::string_view, 10> kCities
+    = {"Phoenix", "Los Angeles", "San Francisco", "Boise", "Portland",
+       "Bend",    "Redmond",     "Seattle",       "Kent",  "Cheyenne"};
+constexpr std::array<std::string_view, 6> kStates = {"AZ", "CA", "ID", "OR", "WA", "WY"};
+constexpr std::array<std::string_view, 4> kHotChannels = {"Google", "Facebook", "Baidu", "Apple"};
+
+std::uint64_t splitmix64(std::uint64_t &state)
+{
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+std::uint64_t rotl(std::uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
+
+} // namespace
+
+/// xoshiro256** seeded through SplitMix64, with Java-like helpers (nextInt(bound) is
+/// Lemire's unbiased multiply-shift, nextDouble has 53 random bits).
+struct Generator::Rng
+{
+    std::uint64_t s[4];
+    explicit Rng(std::uint64_t seed)
+    {
+        std::uint64_t st = seed;
+        for (auto &x : s)
+            x = splitmix64(st);
+    }
+    std::uint64_t next()
+    {
+        const std::uint64_t result = rotl(s[1] * 5, 7) * 9;
+        const std::uint64_t t = s[1] << 17;
+        s[2] ^= s[0];
+        s[3] ^= s[1];
+        s[1] ^= s[2];
+        s[0] ^= s[3];
+        s[2] ^= t;
+        s[3] = rotl(s[3], 45);
+        return result;
+    }
+    /// Uniform in [0, bound), bound in [1, 2^32).
+    std::uint32_t nextInt(std::uint32_t bound)
+    {
+        std::uint64_t m = (next() >> 32) * bound;
+        auto low = static_cast<std::uint32_t>(m);
+        if (low < bound) {
+            std::uint32_t threshold = (0u - bound) % bound;
+            while (low < threshold) {
+                m = (next() >> 32) * bound;
+                low = static_cast<std::uint32_t>(m);
+            }
+        }
+        return static_cast<std::uint32_t>(m >> 32);
+    }
+    /// Flink's LongGenerator.nextLong: nextInt below 2^31, else |nextLong % n|.
+    std::int64_t nextLong(std::int64_t n)
+    {
+        if (n < (std::int64_t(1) << 31))
+            return nextInt(static_cast<std::uint32_t>(n));
+        return static_cast<std::int64_t>(next() % static_cast<std::uint64_t>(n));
+    }
+    double nextDouble() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+};
+
+namespace {
+
+/// Tables built once per process from fixed seeds: the 1 MiB `extra` pool, the four hot
+/// URLs and the 10,000-entry channel cache (Flink builds these from unseeded Randoms).
+struct Tables
+{
+    std::string extraPool;
+    std::array<std::string, 4> hotUrls;
+    std::vector<std::string> channelNames;
+    std::vector<std::string> channelUrls;
+    std::array<std::string, 10000> cardGroups; // "%04d"
+};
+
+void tableString(Generator::Rng &rng, int maxLength, char special, std::string &out)
+{
+    int len = 3 + static_cast<int>(rng.nextInt(static_cast<std::uint32_t>(maxLength - 3)));
+    for (int i = 0; i < len; ++i)
+        out += rng.nextInt(13) == 0 ? special : static_cast<char>('a' + rng.nextInt(26));
+}
+
+std::string baseUrl(Generator::Rng &rng)
+{
+    std::string u = "https://www.nexmark.com/";
+    tableString(rng, 5, '_', u);
+    u += '/';
+    tableString(rng, 5, '_', u);
+    u += '/';
+    tableString(rng, 5, '_', u);
+    u += "/item.htm?query=1";
+    return u;
+}
+
+const Tables &tables()
+{
+    static const Tables t = [] {
+        Tables x;
+        Generator::Rng rng(0x6e65786d61726bULL); // "nexmark"
+        x.extraPool.resize(kExtraPool);
+        for (auto &c : x.extraPool)
+            c = static_cast<char>('a' + rng.nextInt(26));
+        for (auto &u : x.hotUrls)
+            u = baseUrl(rng);
+        x.channelNames.resize(kChannels);
+        x.channelUrls.resize(kChannels);
+        for (int c = 0; c < kChannels; ++c) {
+            x.channelNames[static_cast<std::size_t>(c)] = "channel-" + std::to_string(c);
+            std::string url = baseUrl(rng);
+            if (rng.nextInt(10) > 0) {
+                // Java: Math.abs(Integer.reverse(c)); abs(MIN_VALUE) stays MIN_VALUE.
+                std::uint32_t r = 0;
+                for (int b = 0; b < 32; ++b)
+                    if (static_cast<std::uint32_t>(c) & (1u << b))
+                        r |= 1u << (31 - b);
+                auto v = static_cast<std::int32_t>(r);
+                std::int64_t a = v == INT32_MIN ? v : std::abs(v);
+                url += "&channel_id=" + std::to_string(a);
+            }
+            x.channelUrls[static_cast<std::size_t>(c)] = std::move(url);
+        }
+        for (int i = 0; i < 10000; ++i) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "%04d", i);
+            x.cardGroups[static_cast<std::size_t>(i)] = buf;
+        }
+        return x;
+    }();
+    return t;
+}
+
+} // namespace
+
+GeneratorConfig GeneratorConfig::fromParams(const Json &p)
+{
+    GeneratorConfig c;
+    c.count = p.value("count", c.count);
+    c.ratePerS = p.value("rate_per_s", c.ratePerS);
+    c.generators = p.value("generators", c.generators);
+    c.baseTime = p.value("base_time", c.baseTime);
+    c.seed = static_cast<std::uint64_t>(p.value("seed", std::int64_t(0)));
+    c.personProportion = p.value("person_proportion", c.personProportion);
+    c.auctionProportion = p.value("auction_proportion", c.auctionProportion);
+    c.bidProportion = p.value("bid_proportion", c.bidProportion);
+    c.hotAuctionRatio = p.value("hot_auction_ratio", c.hotAuctionRatio);
+    c.hotBiddersRatio = p.value("hot_bidders_ratio", c.hotBiddersRatio);
+    c.hotSellersRatio = p.value("hot_sellers_ratio", c.hotSellersRatio);
+    c.numInFlightAuctions = p.value("in_flight_auctions", c.numInFlightAuctions);
+    c.numActivePeople = p.value("active_people", c.numActivePeople);
+    c.avgPersonBytes = p.value("person_avg_size", c.avgPersonBytes);
+    c.avgAuctionBytes = p.value("auction_avg_size", c.avgAuctionBytes);
+    c.avgBidBytes = p.value("bid_avg_size", c.avgBidBytes);
+    c.outOfOrderGroupSize = p.value("out_of_order_group_size", c.outOfOrderGroupSize);
+    if (auto it = p.find("compat"); it != p.end() && it->is_object())
+        c.flinkBidderDoubleOffset = it->value("flink_bidder_double_offset", false);
+    return c;
+}
+
+Generator::Generator(const GeneratorConfig &cfg)
+    : m_cfg(cfg)
+    , m_delayUs(cfg.interEventDelayUs())
+{
+    tables();
+}
+
+std::int64_t Generator::adjustedNumber(std::int64_t k) const
+{
+    std::int64_t eventNumber = m_cfg.firstEventNumber + k;
+    std::int64_t n = m_cfg.outOfOrderGroupSize;
+    if (n <= 1)
+        return eventNumber;
+    return (eventNumber / n) * n + (eventNumber * 953) % n;
+}
+
+std::int64_t Generator::timestampForNumber(std::int64_t eventNumber) const
+{
+    // Java: baseTime + (long)(eventNumber * interEventDelayUs) / 1000L
+    return m_cfg.baseTime
+           + static_cast<std::int64_t>(static_cast<double>(eventNumber) * m_delayUs) / 1000;
+}
+
+std::int64_t Generator::timestampOf(std::int64_t k) const
+{
+    return timestampForNumber(adjustedNumber(k));
+}
+
+std::int64_t Generator::lastBase0PersonId(std::int64_t eventId) const
+{
+    std::int64_t total = m_cfg.totalProportion();
+    std::int64_t epoch = eventId / total;
+    std::int64_t offset = eventId % total;
+    if (offset >= m_cfg.personProportion)
+        offset = m_cfg.personProportion - 1;
+    return epoch * m_cfg.personProportion + offset;
+}
+
+std::int64_t Generator::lastBase0AuctionId(std::int64_t eventId) const
+{
+    std::int64_t total = m_cfg.totalProportion();
+    std::int64_t epoch = eventId / total;
+    std::int64_t offset = eventId % total;
+    if (offset < m_cfg.personProportion) {
+        --epoch;
+        offset = m_cfg.auctionProportion - 1;
+    } else if (offset >= m_cfg.personProportion + m_cfg.auctionProportion) {
+        offset = m_cfg.auctionProportion - 1;
+    } else {
+        offset -= m_cfg.personProportion;
+    }
+    return epoch * m_cfg.auctionProportion + offset;
+}
+
+std::int64_t Generator::nextBase0PersonId(std::int64_t eventId, Rng &rng) const
+{
+    std::int64_t numPeople = lastBase0PersonId(eventId) + 1;
+    std::int64_t active = std::min<std::int64_t>(numPeople, m_cfg.numActivePeople);
+    std::int64_t n = rng.nextLong(active + kPersonIdLead);
+    return numPeople - active + n;
+}
+
+std::int64_t Generator::nextBase0AuctionId(std::int64_t eventId, Rng &rng) const
+{
+    std::int64_t maxAuction = lastBase0AuctionId(eventId);
+    std::int64_t minAuction = std::max<std::int64_t>(maxAuction - m_cfg.numInFlightAuctions, 0);
+    return minAuction + rng.nextLong(maxAuction - minAuction + 1 + kAuctionIdLead);
+}
+
+std::int64_t Generator::nextPrice(Rng &rng) const
+{
+    // Math.round(Math.pow(10.0, u * 6.0) * 100.0): log-uniform over [100, 1e8] cents.
+    // exp(u * 6 ln 10) is the same function and cheaper than pow.
+    double x = std::exp(rng.nextDouble() * 13.815510557964274) * 100.0;
+    return static_cast<std::int64_t>(std::floor(x + 0.5));
+}
+
+void Generator::nextString(Rng &rng, int maxLength, char special, std::string &out) const
+{
+    out.clear();
+    tableString(rng, maxLength, special, out);
+    // Java's String.trim(): drop leading/trailing characters <= ' '.
+    std::size_t b = 0, e = out.size();
+    while (b < e && static_cast<unsigned char>(out[b]) <= ' ')
+        ++b;
+    while (e > b && static_cast<unsigned char>(out[e - 1]) <= ' ')
+        --e;
+    if (b > 0 || e < out.size())
+        out = out.substr(b, e - b);
+}
+
+std::string_view Generator::nextExtra(Rng &rng, int currentSize, int desiredAverageSize) const
+{
+    if (currentSize > desiredAverageSize)
+        return {};
+    int avg = desiredAverageSize - currentSize;
+    int delta = static_cast<int>(std::floor(avg * 0.2 + 0.5)); // Math.round
+    int size = avg - delta + (delta == 0 ? 0 : static_cast<int>(rng.nextInt(2u * delta)));
+    const std::string &pool = tables().extraPool;
+    std::size_t off
+        = rng.nextInt(static_cast<std::uint32_t>(pool.size() - static_cast<std::size_t>(size)));
+    return std::string_view(pool).substr(off, static_cast<std::size_t>(size));
+}
+
+void Generator::make(std::int64_t k, Record &out)
+{
+    out.clear();
+    std::int64_t adjusted = adjustedNumber(k);
+    std::int64_t eventId = m_cfg.firstEventId + adjusted;
+    std::int64_t ts = timestampForNumber(adjusted);
+    Rng rng(static_cast<std::uint64_t>(eventId) ^ (m_cfg.seed * 0xd1b54a32d192ed03ULL));
+    std::int64_t rem = eventId % m_cfg.totalProportion();
+    if (rem < m_cfg.personProportion)
+        makePerson(eventId, ts, rng, out);
+    else if (rem < m_cfg.personProportion + m_cfg.auctionProportion)
+        makeAuction(k, eventId, ts, rng, out);
+    else
+        makeBid(eventId, ts, rng, out);
+    out.append("dateTime", Value::integer(ts));
+}
+
+void Generator::makePerson(std::int64_t eventId, std::int64_t ts, Rng &rng, Record &out)
+{
+    const Tables &t = tables();
+    out.reserve(10, 320);
+    out.append("event_type", Value::integer(Person));
+    out.append("person.id", Value::integer(lastBase0PersonId(eventId) + kFirstPersonId));
+    std::string &name = m_s1;
+    name.assign(kFirstNames[rng.nextInt(kFirstNames.size())]);
+    name += ' ';
+    name += kLastNames[rng.nextInt(kLastNames.size())];
+    out.append("person.name", Value::string(name));
+    std::string &email = m_s2;
+    nextString(rng, 7, ' ', email);
+    email += '@';
+    nextString(rng, 5, ' ', m_s3);
+    email += m_s3;
+    email += ".com";
+    out.append("person.emailAddress", Value::string(email));
+    std::string &card = m_s3;
+    card.clear();
+    for (int i = 0; i < 4; ++i) {
+        if (i)
+            card += ' ';
+        card += t.cardGroups[rng.nextInt(10000)];
+    }
+    out.append("person.creditCard", Value::string(card));
+    std::string_view city = kCities[rng.nextInt(kCities.size())];
+    std::string_view state = kStates[rng.nextInt(kStates.size())];
+    out.append("person.city", Value::string(city));
+    out.append("person.state", Value::string(state));
+    out.append("person.dateTime", Value::integer(ts));
+    int size = static_cast<int>(8 + name.size() + email.size() + card.size() + city.size()
+                                + state.size());
+    out.append("person.extra", Value::string(nextExtra(rng, size, m_cfg.avgPersonBytes)));
+}
+
+void Generator::makeAuction(
+    std::int64_t k, std::int64_t eventId, std::int64_t ts, Rng &rng, Record &out)
+{
+    out.reserve(12, 700);
+    out.append("event_type", Value::integer(Auction));
+    out.append("auction.id", Value::integer(lastBase0AuctionId(eventId) + kFirstAuctionId));
+    std::int64_t seller;
+    if (rng.nextInt(static_cast<std::uint32_t>(m_cfg.hotSellersRatio)) > 0)
+        seller = (lastBase0PersonId(eventId) / kHotSellerBatch) * kHotSellerBatch;
+    else
+        seller = nextBase0PersonId(eventId, rng);
+    seller += kFirstPersonId;
+    std::int64_t category = kFirstCategoryId + rng.nextInt(kNumCategories);
+    std::int64_t initialBid = nextPrice(rng);
+    // Auction length: on average the time until numInFlightAuctions more auctions exist.
+    std::int64_t current = adjustedNumber(k);
+    std::int64_t eventsForAuctions
+        = (static_cast<std::int64_t>(m_cfg.numInFlightAuctions) * m_cfg.totalProportion())
+          / m_cfg.auctionProportion;
+    std::int64_t horizon = timestampForNumber(current + eventsForAuctions) - ts;
+    std::int64_t expires = ts + 1 + rng.nextLong(std::max<std::int64_t>(horizon * 2, 1));
+    nextString(rng, 20, ' ', m_s1);
+    nextString(rng, 100, ' ', m_s2);
+    std::int64_t reserve = initialBid + nextPrice(rng);
+    int size = static_cast<int>(8 + m_s1.size() + m_s2.size() + 8 + 8 + 8 + 8 + 8);
+    std::string_view extra = nextExtra(rng, size, m_cfg.avgAuctionBytes);
+    out.append("auction.itemName", Value::string(m_s1));
+    out.append("auction.description", Value::string(m_s2));
+    out.append("auction.initialBid", Value::integer(initialBid));
+    out.append("auction.reserve", Value::integer(reserve));
+    out.append("auction.dateTime", Value::integer(ts));
+    out.append("auction.expires", Value::integer(expires));
+    out.append("auction.seller", Value::integer(seller));
+    out.append("auction.category", Value::integer(category));
+    out.append("auction.extra", Value::string(extra));
+}
+
+void Generator::makeBid(std::int64_t eventId, std::int64_t ts, Rng &rng, Record &out)
+{
+    const Tables &t = tables();
+    out.reserve(9, 256);
+    out.append("event_type", Value::integer(Bid));
+    std::int64_t auction;
+    if (rng.nextInt(static_cast<std::uint32_t>(m_cfg.hotAuctionRatio)) > 0)
+        auction = (lastBase0AuctionId(eventId) / kHotAuctionBatch) * kHotAuctionBatch;
+    else
+        auction = nextBase0AuctionId(eventId, rng);
+    auction += kFirstAuctionId;
+    std::int64_t bidder;
+    if (rng.nextInt(static_cast<std::uint32_t>(m_cfg.hotBiddersRatio)) > 0)
+        bidder = (lastBase0PersonId(eventId) / kHotBidderBatch) * kHotBidderBatch + 1;
+    else
+        bidder = nextBase0PersonId(eventId, rng);
+    bidder += kFirstPersonId;
+    if (m_cfg.flinkBidderDoubleOffset)
+        bidder += kFirstPersonId; // Flink's BidGenerator adds FIRST_PERSON_ID twice
+    std::int64_t price = nextPrice(rng);
+    std::string_view channel, url;
+    if (rng.nextInt(kHotChannelsRatio) > 0) {
+        std::uint32_t i = rng.nextInt(kHotChannels.size());
+        channel = kHotChannels[i];
+        url = t.hotUrls[i];
+    } else {
+        std::uint32_t c = rng.nextInt(kChannels);
+        channel = t.channelNames[c];
+        url = t.channelUrls[c];
+    }
+    std::string_view extra = nextExtra(rng, 8 + 8 + 8 + 8, m_cfg.avgBidBytes);
+    out.append("bid.auction", Value::integer(auction));
+    out.append("bid.bidder", Value::integer(bidder));
+    out.append("bid.price", Value::integer(price));
+    out.append("bid.channel", Value::string(channel));
+    out.append("bid.url", Value::string(url));
+    out.append("bid.dateTime", Value::integer(ts));
+    out.append("bid.extra", Value::string(extra));
+}
+
+} // namespace tideline::nexmark

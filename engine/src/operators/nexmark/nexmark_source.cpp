@@ -1,0 +1,87 @@
+// source.nexmark: the Nexmark benchmark's person/auction/bid stream (Flink harness defaults).
+//
+// Records are Flink's JSON rows flattened: `event_type` (0 person, 1 auction, 2 bid), the one
+// entity that is set under `person.*`, `auction.*` or `bid.*`, and `dateTime` (the computed
+// event-time column, epoch ms). The two absent entities are simply missing (a missing field
+// reads as null). The record object is reused between events: after emit() a downstream node
+// that kept the record has moved it out, otherwise its buffers are still ours, so a stateless
+// pipeline allocates nothing per event.
+
+#include "operators/nexmark/nexmark_generator.hpp"
+#include "operators/operators.hpp"
+#include "operators/sources/pacer.hpp"
+
+namespace tideline {
+
+namespace {
+
+class NexmarkSource final : public SourceOperator
+{
+public:
+    explicit NexmarkSource(const OperatorContext &ctx)
+        : m_gen(nexmark::GeneratorConfig::fromParams(ctx.spec.params))
+        , m_pacer(ctx.spec.params.value("pace", Json::object()), ctx.clock)
+        , m_count(m_gen.config().count)
+    {
+    }
+
+    Poll poll(Output &out, int maxRecords) override
+    {
+        int n = m_pacer.allowance(maxRecords);
+        if (n == 0)
+            return Poll::Waiting;
+        int emitted = 0;
+        while (emitted < n) {
+            if (m_count > 0 && m_next >= m_count)
+                break;
+            if (m_pacer.bySpeed() && !m_pacer.dueAt(m_gen.timestampOf(m_next)))
+                return emitted ? Poll::Produced : Poll::Waiting;
+            m_gen.make(m_next, m_rec);
+            ++m_next;
+            out.emit(0, std::move(m_rec));
+            ++emitted;
+            m_pacer.emitted();
+        }
+        return emitted ? Poll::Produced : Poll::Finished;
+    }
+
+    void snapshotState(StateWriter &w) const override { w.i64(m_next); }
+    void restoreState(StateReader &r) override { m_next = r.i64(); }
+    std::string stateFingerprint() const override
+    {
+        const auto &c = m_gen.config();
+        return "nexmark/" + std::to_string(c.seed) + "/" + std::to_string(c.count) + "/"
+               + std::to_string(c.ratePerS) + "/" + std::to_string(c.generators) + "/"
+               + std::to_string(c.baseTime);
+    }
+
+private:
+    nexmark::Generator m_gen;
+    Pacer m_pacer;
+    std::int64_t m_count;
+    std::int64_t m_next = 0;
+    Record m_rec;
+};
+
+} // namespace
+
+std::unique_ptr<Operator> makeNexmarkSource(const OperatorContext &ctx)
+{
+    return std::make_unique<NexmarkSource>(ctx);
+}
+
+void validateNexmarkSource(const NodeValidationContext &ctx)
+{
+    const Json &p = ctx.spec.nodes[static_cast<std::size_t>(ctx.nodeIndex)].params;
+    auto prop = [&](const char *name, long long def) {
+        return p.value(name, def);
+    };
+    long long total
+        = prop("person_proportion", 1) + prop("auction_proportion", 3) + prop("bid_proportion", 46);
+    if (prop("person_proportion", 1) < 1 || prop("auction_proportion", 3) < 1 || total < 3)
+        ctx.error("person_proportion",
+                  "person_proportion and auction_proportion must be >= 1 (ids of bids and "
+                  "auctions refer back to them)");
+}
+
+} // namespace tideline
