@@ -20,7 +20,7 @@ Options:
   --metrics FILE          append one JSON line per node per interval, and a last line
                           per node when the run ends (plus a "*" line with run figures)
   --metrics-interval MS   metrics interval (default 1000)
-  --fresh                 ignore existing checkpoints and start from the beginning
+  --fresh                 discard existing checkpoints and start from the beginning
   --checkpoint-dir DIR    override settings.checkpoint.dir
   --savepoint DIR         when the run stops, write a savepoint to DIR
   --restore DIR           start from the savepoint or checkpoint in DIR
