@@ -178,7 +178,7 @@ void WindowTimelineModel::addRecord(const TappedRecord &r)
         m_dots.push_back(d);
         ++m_dotCounts[d.status];
         if (m_type == Type::Session)
-            assignSession(key, t);
+            assignSession(key, t, r.watermark);
         else if (m_size > 0 && m_slide > 0)
             assign(key, t, r.watermark);
         trim();
@@ -219,8 +219,10 @@ void WindowTimelineModel::assign(const QString &key, qint64 t, std::optional<qin
     }
 }
 
-void WindowTimelineModel::assignSession(const QString &key, qint64 t)
+void WindowTimelineModel::assignSession(const QString &key, qint64 t, std::optional<qint64> w)
 {
+    if (closed(t + m_gap, w))
+        return; // too late: its session [t, t + g) is already past end - 1 + L
     // [t, t + g) merges with every open session of the key it overlaps or touches.
     qint64 start = t, end = t + m_gap;
     int records = 1, parts = 1;
@@ -283,15 +285,17 @@ void WindowTimelineModel::onOutput(const QJsonObject &o)
     if (m_type == Type::Session) {
         // The session that fired covers every open bar of the key inside it.
         QList<WindowKey> covered;
+        // An update may also have grown an already fired session: that bar is replaced too.
         for (auto jt = m_windows.begin(); jt != m_windows.end(); ++jt)
-            if (jt->key == key && jt->state == TimelineWindow::Open && jt->start >= start
-                && jt->end <= end)
+            if (jt->key == key && jt->start >= start && jt->end <= end)
                 covered.push_back(jt.key());
         for (const WindowKey &k : covered) {
+            // Open bars merge in; a fired bar being grown by an update keeps its history.
             TimelineWindow w = m_windows.take(k);
             win.records += w.records;
             win.parts += w.parts;
             win.partRanges += w.partRanges;
+            win.updates += w.updates;
         }
         std::sort(win.partRanges.begin(), win.partRanges.end());
     }

@@ -88,7 +88,7 @@ public:
 private:
     QString keyOf(const QJsonObject &record) const;
     void assign(const QString &key, qint64 t, std::optional<qint64> w);
-    void assignSession(const QString &key, qint64 t);
+    void assignSession(const QString &key, qint64 t, std::optional<qint64> w);
     void onOutput(const QJsonObject &o);
     void trim();
     bool closed(qint64 end, std::optional<qint64> w) const;

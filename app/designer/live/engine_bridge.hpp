@@ -1,0 +1,123 @@
+#pragma once
+// EngineBridge: runs a pipeline's Job on a worker QThread for the designer.
+//
+// Run / Pause / Step / Stop are commands to the worker (never blocking the UI). The worker
+// calls Job::runFor() in chunks sized to take ~20 ms, so Pause and Stop answer quickly even
+// when sources are paced; Step is runFor(1). A QTimer on the UI thread takes the engine's
+// snapshot (a copy under the engine's publish mutex) and the tapped records at most 30 times
+// a second and emits frame(). Taps: late/errors at every node (ledger), inputs at sinks
+// (output preview), inputs and outputs at window nodes (timeline), data out at a watched
+// edge; when the UI falls behind, the worker waits between chunks (bounded memory).
+
+#include "live/live_types.hpp"
+
+#include <tideline/engine/spec.hpp>
+
+#include <QObject>
+#include <QTimer>
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+
+class QThread;
+
+namespace tideline {
+class Job;
+}
+
+namespace tideline::designer::live {
+
+class EngineBridge final : public QObject
+{
+    Q_OBJECT
+public:
+    enum class State { Idle, Running, Paused, Finished, Stopped, Failed };
+    Q_ENUM(State)
+
+    /// How sources are paced for this run (written into every generator/file source's
+    /// params.pace); AsInFile keeps the file's own setting.
+    struct Pace
+    {
+        enum Mode { AsInFile, FlatOut, RecordsPerSecond, EventTimeSpeed } mode = AsInFile;
+        double value = 0;
+    };
+
+    explicit EngineBridge(QObject *parent = nullptr);
+    ~EngineBridge() override;
+
+    /// Compiles `spec` and starts the worker paused (then call run() or step()).
+    /// `baseDir` resolves relative paths. False (and `error`) when the job cannot be built.
+    bool start(const PipelineSpec &spec, const QString &baseDir, Pace pace, QString *error);
+    void run();
+    void pause();
+    /// Processes exactly one source record, then pauses.
+    void step();
+    void stop();
+    /// Stops the worker and joins it (also on destruction).
+    void shutdown();
+
+    State state() const { return m_state; }
+    bool active() const { return m_job != nullptr; }
+    /// UI polling interval (ms); 33 = 30 frames a second.
+    void setFrameInterval(int ms) { m_timer.setInterval(ms); }
+    /// Records queued beyond this make the worker wait for the UI (0 = never wait).
+    void setTapQueueLimit(int records) { m_queueLimit = records; }
+    /// Also tap the data records leaving `node`.`port` (an edge the user clicked).
+    void watchEdge(const QString &node, const QString &port);
+
+    const tideline::live::Snapshot &snapshot() const { return m_snapshot; }
+    QList<tideline::live::TappedRecord> takeRecords();
+    QList<tideline::live::WatermarkChange> takeWatermarks();
+    const QList<tideline::live::NodeInfo> &nodes() const { return m_nodes; }
+    const QList<tideline::live::EdgeInfo> &edges() const { return m_edges; }
+    bool checkpointsConfigured() const { return m_checkpoints; }
+    QString failure() const { return m_failure; }
+    /// Polls now (what the timer does): snapshot, records, frame().
+    void poll();
+    /// Records skipped because a watched place was not tapped when they passed.
+    qint64 framesEmitted() const { return m_frames; }
+
+Q_SIGNALS:
+    void stateChanged(tideline::designer::live::EngineBridge::State state);
+    /// New figures and records are available (at most once per frame interval).
+    void frame();
+
+private:
+    enum class Command { None, Run, Pause, Step, Stop, Quit };
+    void workerLoop();
+    void installTaps();
+    void setState(State s);
+
+    std::unique_ptr<Job> m_job;
+    PipelineSpec m_spec;
+    QThread *m_thread = nullptr;
+    QTimer m_timer;
+    State m_state = State::Idle;
+    tideline::live::Snapshot m_snapshot;
+    QList<tideline::live::NodeInfo> m_nodes;
+    QList<tideline::live::EdgeInfo> m_edges;
+    bool m_checkpoints = false;
+    QString m_failure;
+    qint64 m_frames = 0;
+    int m_queueLimit = 200000;
+
+    // --- shared with the worker (m_mutex) ---
+    std::mutex m_mutex;
+    std::condition_variable m_wake;
+    bool m_running = false; ///< worker loops while true
+    int m_steps = 0;        ///< Step requests not yet served
+    bool m_quit = false;
+    bool m_tapsDirty = false;
+    QString m_edgeNode, m_edgePort;
+    std::atomic<int> m_workerState{static_cast<int>(State::Paused)};
+    std::atomic<bool> m_workerDone{false};
+
+    std::mutex m_tapMutex;
+    std::condition_variable m_drained;
+    QList<tideline::live::TappedRecord> m_records;
+    QList<tideline::live::WatermarkChange> m_watermarks;
+};
+
+} // namespace tideline::designer::live

@@ -1,0 +1,352 @@
+#include "live_views.hpp"
+
+#include "engine_bridge.hpp"
+#include "graph/graph_scene.hpp"
+#include "live/canvas_overlay.hpp"
+#include "live/late_ledger.hpp"
+#include "live/live_charts.hpp"
+#include "live/live_history.hpp"
+#include "live/output_preview.hpp"
+#include "live/time_text.hpp"
+#include "live/watermark_why_panel.hpp"
+#include "live/window_timeline_model.hpp"
+#include "live/window_timeline_view.hpp"
+#include "main_window.hpp"
+#include "pipeline_document.hpp"
+
+#include <QAction>
+#include <QComboBox>
+#include <QDir>
+#include <QDockWidget>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QLabel>
+#include <QStatusBar>
+#include <QStyle>
+#include <QToolBar>
+
+namespace tideline::designer {
+
+namespace L = tideline::live;
+
+namespace live {
+
+LiveController::LiveController(MainWindow &window)
+    : QObject(&window)
+    , m_window(window)
+    , m_bridge(new EngineBridge(this))
+    , m_history(std::make_unique<L::LiveHistory>())
+{
+    setObjectName(QStringLiteral("liveController"));
+    m_overlay = new L::CanvasOverlay(window.scene(), this);
+    buildToolbar();
+    buildDocks();
+    connect(m_bridge, &EngineBridge::frame, this, &LiveController::onFrame);
+    connect(m_bridge, &EngineBridge::stateChanged, this, &LiveController::onStateChanged);
+    connect(window.scene(), &QGraphicsScene::selectionChanged, this,
+            &LiveController::onSelectionChanged);
+    connect(m_preview, &L::OutputPreview::currentChanged, this, [this](const QString &key) {
+        if (key.startsWith(QLatin1String("edge:"))) {
+            const QString rest = key.mid(5);
+            const int dot = static_cast<int>(rest.lastIndexOf(QLatin1Char('.')));
+            m_bridge->watchEdge(rest.left(dot), rest.mid(dot + 1));
+        }
+    });
+    updateActions();
+}
+
+LiveController::~LiveController()
+{
+    m_bridge->shutdown();
+}
+
+QDockWidget *LiveController::dock(const QString &objectName) const
+{
+    for (auto *d : m_docks)
+        if (d->objectName() == objectName)
+            return d;
+    return nullptr;
+}
+
+const L::WindowTimelineModel *LiveController::timelineModel(const QString &node) const
+{
+    auto it = m_timelines.constFind(node);
+    return it == m_timelines.constEnd() ? nullptr : it->get();
+}
+
+void LiveController::buildToolbar()
+{
+    m_toolbar = m_window.addToolBar(tr("Run"));
+    m_toolbar->setObjectName(QStringLiteral("liveToolbar"));
+    m_toolbar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    auto make = [this](const QString &id, const QString &text, QStyle::StandardPixmap icon,
+                       const QKeySequence &key, const QString &tip) {
+        auto *a = new QAction(m_window.style()->standardIcon(icon), text, this);
+        a->setObjectName(id);
+        a->setShortcut(key);
+        a->setToolTip(tip + QStringLiteral(" (") + key.toString(QKeySequence::NativeText) + ')');
+        m_toolbar->addAction(a);
+        m_window.addAction(a);
+        return a;
+    };
+    m_run = make(QStringLiteral("Live.Run"), tr("Run"), QStyle::SP_MediaPlay,
+                 QKeySequence(Qt::Key_F5), tr("Run the pipeline on the embedded engine"));
+    m_pauseAction = make(QStringLiteral("Live.Pause"), tr("Pause"), QStyle::SP_MediaPause,
+                         QKeySequence(Qt::Key_F6), tr("Pause between two records"));
+    m_step = make(QStringLiteral("Live.Step"), tr("Step"), QStyle::SP_MediaSeekForward,
+                  QKeySequence(Qt::Key_F10), tr("Process exactly one source record"));
+    m_stop = make(QStringLiteral("Live.Stop"), tr("Stop"), QStyle::SP_MediaStop,
+                  QKeySequence(Qt::SHIFT | Qt::Key_F5), tr("Stop taking input, flush sinks"));
+    m_pace = new QComboBox(m_toolbar);
+    m_pace->setObjectName(QStringLiteral("livePace"));
+    m_pace->setToolTip(tr("How fast sources feed the pipeline (generator and file sources)"));
+    m_pace->addItem(tr("Pace as in file"), QStringLiteral("file"));
+    m_pace->addItem(tr("Flat out"), QStringLiteral("flat"));
+    for (int rps : {2, 10, 100, 1000})
+        m_pace->addItem(tr("%1 records/s").arg(rps), QStringLiteral("rps:%1").arg(rps));
+    for (int speed : {1, 10, 60, 600})
+        m_pace->addItem(tr("event time ×%1").arg(speed), QStringLiteral("speed:%1").arg(speed));
+    m_toolbar->addWidget(m_pace);
+    m_status = new QLabel(m_toolbar);
+    m_status->setObjectName(QStringLiteral("liveStatus"));
+    m_status->setMinimumWidth(320);
+    m_status->setContentsMargins(10, 0, 0, 0);
+    m_toolbar->addWidget(m_status);
+
+    connect(m_run, &QAction::triggered, this, [this] {
+        if (m_bridge->active() && m_bridge->state() == EngineBridge::State::Paused) {
+            m_bridge->run();
+            return;
+        }
+        QString error;
+        if (!startRun(false, &error))
+            m_window.statusBar()->showMessage(error, 8000);
+    });
+    connect(m_pauseAction, &QAction::triggered, m_bridge, &EngineBridge::pause);
+    connect(m_step, &QAction::triggered, this, [this] {
+        const bool live = m_bridge->active()
+                          && (m_bridge->state() == EngineBridge::State::Paused
+                              || m_bridge->state() == EngineBridge::State::Running);
+        if (!live) {
+            QString error;
+            if (!startRun(true, &error)) {
+                m_window.statusBar()->showMessage(error, 8000);
+                return;
+            }
+        }
+        m_bridge->step();
+    });
+    connect(m_stop, &QAction::triggered, m_bridge, &EngineBridge::stop);
+}
+
+void LiveController::buildDocks()
+{
+    auto addDock
+        = [this](const QString &id, const QString &title, QWidget *w, Qt::DockWidgetArea area) {
+              auto *d = new QDockWidget(title, &m_window);
+              d->setObjectName(id);
+              d->setWidget(w);
+              m_window.addDockWidget(area, d);
+              m_docks.push_back(d);
+              return d;
+          };
+    m_charts = new L::LiveCharts;
+    m_timeline = new L::WindowTimelineView;
+    m_why = new L::WatermarkWhyPanel;
+    m_ledger = new L::LateLedgerView;
+    m_preview = new L::OutputPreview;
+    auto *charts = addDock(QStringLiteral("liveChartsDock"), tr("Live charts"), m_charts,
+                           Qt::BottomDockWidgetArea);
+    auto *timeline = addDock(QStringLiteral("windowTimelineDock"), tr("Window timeline"),
+                             m_timeline, Qt::BottomDockWidgetArea);
+    auto *ledger = addDock(QStringLiteral("lateLedgerDock"), tr("Late-data ledger"), m_ledger,
+                           Qt::BottomDockWidgetArea);
+    auto *preview = addDock(QStringLiteral("outputPreviewDock"), tr("Output preview"), m_preview,
+                            Qt::BottomDockWidgetArea);
+    auto *why = addDock(QStringLiteral("watermarkWhyDock"), tr("Why is the watermark here?"), m_why,
+                        Qt::RightDockWidgetArea);
+    // Share the designer's bottom and right dock groups instead of splitting them.
+    auto *problems = m_window.findChild<QDockWidget *>(QStringLiteral("problemsDock"));
+    auto *inspector = m_window.findChild<QDockWidget *>(QStringLiteral("inspectorDock"));
+    if (problems)
+        m_window.tabifyDockWidget(problems, timeline);
+    m_window.tabifyDockWidget(timeline, charts);
+    m_window.tabifyDockWidget(timeline, ledger);
+    m_window.tabifyDockWidget(timeline, preview);
+    if (inspector)
+        m_window.tabifyDockWidget(inspector, why);
+    if (problems)
+        problems->raise();
+    if (inspector)
+        inspector->raise();
+    m_timeline->setModel(nullptr);
+}
+
+bool LiveController::startRun(bool paused, QString *error)
+{
+    const PipelineDocument &doc = m_window.document();
+    if (doc.errorCount() > 0) {
+        if (error)
+            *error = tr("Cannot run: the pipeline has %1 problem(s) — see the Problems panel.")
+                         .arg(doc.errorCount());
+        return false;
+    }
+    EngineBridge::Pace pace;
+    const QString p = m_pace->currentData().toString();
+    if (p == QLatin1String("flat"))
+        pace.mode = EngineBridge::Pace::FlatOut;
+    else if (p.startsWith(QLatin1String("rps:"))) {
+        pace.mode = EngineBridge::Pace::RecordsPerSecond;
+        pace.value = p.mid(4).toDouble();
+    } else if (p.startsWith(QLatin1String("speed:"))) {
+        pace.mode = EngineBridge::Pace::EventTimeSpeed;
+        pace.value = p.mid(6).toDouble();
+    }
+    const QString base
+        = doc.filePath().isEmpty() ? QDir::currentPath() : QFileInfo(doc.filePath()).absolutePath();
+    QString err;
+    if (!m_bridge->start(doc.spec(), base, pace, &err)) {
+        if (error)
+            *error = tr("Cannot run: %1").arg(err);
+        return false;
+    }
+    // Fresh views for the new run.
+    m_history->clear();
+    m_charts->clear();
+    m_ledger->clear();
+    m_preview->clear();
+    m_overlay->clear();
+    m_timelines.clear();
+    QStringList ids, sinks;
+    for (const auto &n : m_bridge->nodes()) {
+        ids << n.id;
+        if (n.kind.startsWith(QLatin1String("sink.")))
+            sinks << n.id;
+        if (n.kind == QLatin1String("window")) {
+            auto m = std::make_shared<L::WindowTimelineModel>();
+            m->configure(n);
+            m_timelines.insert(n.id, m);
+        }
+    }
+    m_ledger->setNodes(ids);
+    m_preview->setSinks(sinks);
+    // Show the selected window node, or the first window of the pipeline.
+    QString show = m_selected;
+    if (!m_timelines.contains(show))
+        for (const auto &n : m_bridge->nodes())
+            if (m_timelines.contains(n.id)) {
+                show = n.id;
+                break;
+            }
+    m_timeline->setModel(m_timelines.value(show).get());
+    // Bring the live views forward, with room for the timeline.
+    if (auto *d = dock(QStringLiteral("windowTimelineDock"))) {
+        d->raise();
+        m_window.resizeDocks({d}, {m_window.height() * 2 / 5}, Qt::Vertical);
+    }
+    if (auto *d = dock(QStringLiteral("watermarkWhyDock")))
+        d->raise();
+    if (!paused)
+        m_bridge->run();
+    updateActions();
+    return true;
+}
+
+void LiveController::selectNode(const QString &id)
+{
+    m_selected = id;
+    if (m_timelines.contains(id))
+        m_timeline->setModel(m_timelines.value(id).get());
+    const L::NodeFigures *n = m_bridge->snapshot().node(id);
+    const L::NodeInfo *info = nullptr;
+    for (const auto &ni : m_bridge->nodes())
+        if (ni.id == id)
+            info = &ni;
+    m_why->showNode(n, info, m_bridge->snapshot().takenAtMs);
+}
+
+void LiveController::onSelectionChanged()
+{
+    const QStringList nodes = m_window.scene()->selectedNodeIds();
+    if (!nodes.isEmpty()) {
+        selectNode(nodes.first());
+        return;
+    }
+    const auto edges = m_window.scene()->selectedConnections();
+    if (!edges.isEmpty()) {
+        const auto &c = edges.first();
+        m_preview->watchEdge({c.fromNode, c.fromPort, c.toNode, c.toPort});
+        m_bridge->watchEdge(c.fromNode, c.fromPort);
+        if (auto *d = dock(QStringLiteral("outputPreviewDock")))
+            d->raise();
+    }
+}
+
+void LiveController::onFrame()
+{
+    QElapsedTimer timer;
+    timer.start();
+    L::Snapshot s = m_bridge->snapshot();
+    m_history->append(s);
+    const auto records = m_bridge->takeRecords();
+    const auto marks = m_bridge->takeWatermarks();
+    // Records and watermark changes interleave in the loop; replay them in that order so a
+    // window's dots are classified against the watermark of their moment.
+    qsizetype wi = 0;
+    for (const auto &r : records) {
+        while (wi < marks.size() && marks[wi].recordsRead < r.recordsRead) {
+            if (auto m = m_timelines.value(marks[wi].node))
+                m->setWatermark(marks[wi].watermark);
+            ++wi;
+        }
+        if (auto m = m_timelines.value(r.node))
+            m->addRecord(r);
+    }
+    for (; wi < marks.size(); ++wi)
+        if (auto m = m_timelines.value(marks[wi].node))
+            m->setWatermark(marks[wi].watermark);
+    m_ledger->append(records);
+    m_preview->append(records);
+    m_charts->update(*m_history, s.startedAtMs, m_bridge->checkpointsConfigured());
+    m_overlay->update(s, m_bridge->edges());
+    m_timeline->refresh();
+    if (!m_selected.isEmpty())
+        selectNode(m_selected);
+    m_status->setText(tr("<b>%1</b> · %2 records read · %3 events/s")
+                          .arg(s.state)
+                          .arg(s.recordsRead)
+                          .arg(L::countText(s.eventsPerSecond)));
+    m_frameTimes.push_back(static_cast<double>(timer.nsecsElapsed()) / 1e6);
+    if (m_frameTimes.size() > 100000)
+        m_frameTimes.remove(0, 50000);
+}
+
+void LiveController::onStateChanged()
+{
+    updateActions();
+    const auto st = m_bridge->state();
+    if (st == EngineBridge::State::Failed)
+        m_window.statusBar()->showMessage(tr("Run failed: %1").arg(m_bridge->failure()), 15000);
+    Q_EMIT runStateChanged(m_bridge->snapshot().state);
+}
+
+void LiveController::updateActions()
+{
+    const auto st = m_bridge->state();
+    const bool live = m_bridge->active()
+                      && (st == EngineBridge::State::Running || st == EngineBridge::State::Paused);
+    m_run->setEnabled(!live || st == EngineBridge::State::Paused);
+    m_pauseAction->setEnabled(live && st == EngineBridge::State::Running);
+    m_step->setEnabled(!live || st == EngineBridge::State::Paused);
+    m_stop->setEnabled(live);
+    m_pace->setEnabled(!live);
+}
+
+} // namespace live
+
+live::LiveController *installLiveViews(MainWindow &window)
+{
+    return new live::LiveController(window);
+}
+
+} // namespace tideline::designer

@@ -1,0 +1,106 @@
+#pragma once
+// The designer's live mode: a Run toolbar (Run, Pause, Step, Stop, pacing), docks with the
+// live views, and figures on the canvas. Installed into a MainWindow through
+// installLiveViews(); it only uses MainWindow's public API (document, scene, docks).
+
+#include "live/live_types.hpp"
+
+#include <QHash>
+#include <QObject>
+
+#include <memory>
+
+class QAction;
+class QComboBox;
+class QDockWidget;
+class QLabel;
+class QToolBar;
+
+namespace tideline::live {
+class CanvasOverlay;
+class LateLedgerView;
+class LiveCharts;
+class LiveHistory;
+class OutputPreview;
+class WatermarkWhyPanel;
+class WindowTimelineModel;
+class WindowTimelineView;
+} // namespace tideline::live
+
+namespace tideline::designer {
+
+class MainWindow;
+
+namespace live {
+
+class EngineBridge;
+
+class LiveController final : public QObject
+{
+    Q_OBJECT
+public:
+    explicit LiveController(MainWindow &window);
+    ~LiveController() override;
+
+    EngineBridge *bridge() const { return m_bridge; }
+    tideline::live::LiveCharts *charts() const { return m_charts; }
+    tideline::live::WindowTimelineView *timeline() const { return m_timeline; }
+    tideline::live::WatermarkWhyPanel *whyPanel() const { return m_why; }
+    tideline::live::LateLedgerView *ledger() const { return m_ledger; }
+    tideline::live::OutputPreview *preview() const { return m_preview; }
+    tideline::live::CanvasOverlay *overlay() const { return m_overlay; }
+    const tideline::live::LiveHistory &history() const { return *m_history; }
+    const tideline::live::WindowTimelineModel *timelineModel(const QString &node) const;
+    QToolBar *toolBar() const { return m_toolbar; }
+    QComboBox *paceBox() const { return m_pace; }
+    QList<QDockWidget *> docks() const { return m_docks; }
+    QDockWidget *dock(const QString &objectName) const;
+
+    /// Starts a run of the open document (paused when `paused`); false + message when it
+    /// cannot start (invalid pipeline, missing input file).
+    bool startRun(bool paused, QString *error = nullptr);
+    /// Shows this node in the timeline / watermark panel (what selecting it does).
+    void selectNode(const QString &id);
+    /// Processes whatever the bridge has and redraws (what each frame does).
+    void onFrame();
+    /// Frame time statistics of onFrame() (ms), for the benchmark.
+    const QList<double> &frameTimes() const { return m_frameTimes; }
+
+Q_SIGNALS:
+    void runStateChanged(const QString &state);
+
+private:
+    void buildToolbar();
+    void buildDocks();
+    void onSelectionChanged();
+    void onStateChanged();
+    void updateActions();
+
+    MainWindow &m_window;
+    EngineBridge *m_bridge;
+    std::unique_ptr<tideline::live::LiveHistory> m_history;
+    tideline::live::LiveCharts *m_charts = nullptr;
+    tideline::live::WindowTimelineView *m_timeline = nullptr;
+    tideline::live::WatermarkWhyPanel *m_why = nullptr;
+    tideline::live::LateLedgerView *m_ledger = nullptr;
+    tideline::live::OutputPreview *m_preview = nullptr;
+    tideline::live::CanvasOverlay *m_overlay = nullptr;
+    QHash<QString, std::shared_ptr<tideline::live::WindowTimelineModel>> m_timelines;
+    QList<QDockWidget *> m_docks;
+    QToolBar *m_toolbar = nullptr;
+    QAction *m_run = nullptr;
+    QAction *m_pauseAction = nullptr;
+    QAction *m_step = nullptr;
+    QAction *m_stop = nullptr;
+    QComboBox *m_pace = nullptr;
+    QLabel *m_status = nullptr;
+    QString m_selected;
+    QList<double> m_frameTimes;
+};
+
+} // namespace live
+
+/// Adds the live views to `window` (owned by it) and returns the controller.
+live::LiveController *installLiveViews(MainWindow &window);
+
+} // namespace tideline::designer
