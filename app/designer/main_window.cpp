@@ -481,10 +481,10 @@ void MainWindow::paste()
     const QMimeData *mime = QApplication::clipboard()->mimeData();
     if (!mime)
         return;
-    const QByteArray data = mime->hasFormat(kSubgraphMime) ? mime->data(kSubgraphMime)
+    const QByteArray bytes = mime->hasFormat(kSubgraphMime) ? mime->data(kSubgraphMime)
                                                            : mime->text().toUtf8();
     ++m_pasteCount;
-    pasteText(data.toStdString(), QPointF(40, 40) * m_pasteCount);
+    pasteText(bytes.toStdString(), QPointF(40, 40) * m_pasteCount);
 }
 
 void MainWindow::duplicateSelection()

@@ -8,6 +8,7 @@
 #include "inspect/object_list_field_editor.hpp"
 
 #include <QComboBox>
+#include <QPushButton>
 #include <QLabel>
 #include <QSignalSpy>
 #include <QTreeWidget>
@@ -47,7 +48,14 @@ private Q_SLOTS:
         auto *item = w.palette()->itemForKind(QStringLiteral("watermark"));
         QVERIFY(item);
         tree->scrollToItem(item);
-        QTest::mouseDClick(tree->viewport(), Qt::LeftButton, {}, tree->visualItemRect(item).center());
+        // The event sequence a window system delivers: press, release, press, double-click,
+        // release (QTest::mouseDClick skips the second press, which item views rely on).
+        const QPoint at = tree->visualItemRect(item).center();
+        for (auto type : {QEvent::MouseButtonPress, QEvent::MouseButtonRelease,
+                          QEvent::MouseButtonPress, QEvent::MouseButtonDblClick,
+                          QEvent::MouseButtonRelease})
+            sendMouse(tree->viewport(), type, at, Qt::LeftButton,
+                      type == QEvent::MouseButtonRelease ? Qt::NoButton : Qt::LeftButton);
         QCOMPARE(doc.spec().nodes.size(), std::size_t(2));
         QCOMPARE(doc.spec().nodes[1].kind, std::string("watermark"));
 
@@ -180,7 +188,7 @@ private Q_SLOTS:
         MainWindow w;
         w.show();
         QString error;
-        QVERIFY(w.document().openText(R"({"format":"tideline/1","name":"r","nodes":[
+        QVERIFY2(w.document().openText(R"({"format":"tideline/1","name":"r","nodes":[
             {"id":"src","kind":"source.generator","params":{}},
             {"id":"wm","kind":"watermark","params":{"time_field":"event_time","max_out_of_orderness_ms":0}}],
             "edges":[{"from":"src.out","to":"wm.in"}]})", QString(), &error), qPrintable(error));

@@ -101,7 +101,7 @@ private Q_SLOTS:
     {
         PipelineDocument doc;
         QString error;
-        QVERIFY(doc.openText(R"({"format":"tideline/1","name":"k","nodes":[
+        QVERIFY2(doc.openText(R"({"format":"tideline/1","name":"k","nodes":[
             {"id":"orders","kind":"source.kafka","params":{"bootstrap_servers":"b:9092","topic":"t",
               "properties":{"sasl.password":"hunter2","client.id":"designer","ssl.key.password":"${env:KEYPW}"}}},
             {"id":"out","kind":"sink.console","params":{}}],

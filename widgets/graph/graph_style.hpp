@@ -7,7 +7,7 @@
 
 namespace tideline::widgets::style {
 
-inline constexpr qreal kNodeWidth = 200;
+inline constexpr qreal kNodeWidth = 180;
 inline constexpr qreal kHeaderHeight = 46;
 inline constexpr qreal kPortRowHeight = 24;
 inline constexpr qreal kPortRadius = 6;
