@@ -104,6 +104,10 @@ struct Tables
     std::array<std::string, 4> hotUrls;
     std::vector<std::string> channelNames;
     std::vector<std::string> channelUrls;
+    /// The same names and URLs packed into one buffer: a bid reads one of 10,000 at random,
+    /// and views into contiguous memory can be prefetched without touching a string object.
+    std::string packed;
+    std::vector<std::string_view> nameViews, urlViews;
     std::array<std::string, 10000> cardGroups; // "%04d"
 };
 
@@ -152,6 +156,23 @@ const Tables &tables()
                 url += "&channel_id=" + std::to_string(a);
             }
             x.channelUrls[static_cast<std::size_t>(c)] = std::move(url);
+        }
+        std::size_t total = 0;
+        for (int c = 0; c < kChannels; ++c)
+            total += x.channelNames[static_cast<std::size_t>(c)].size()
+                     + x.channelUrls[static_cast<std::size_t>(c)].size();
+        x.packed.reserve(total);
+        std::vector<std::pair<std::size_t, std::size_t>> offs;
+        for (int c = 0; c < kChannels; ++c) {
+            offs.push_back({x.packed.size(), x.channelNames[static_cast<std::size_t>(c)].size()});
+            x.packed += x.channelNames[static_cast<std::size_t>(c)];
+            offs.push_back({x.packed.size(), x.channelUrls[static_cast<std::size_t>(c)].size()});
+            x.packed += x.channelUrls[static_cast<std::size_t>(c)];
+        }
+        for (std::size_t i = 0; i < offs.size(); i += 2) {
+            x.nameViews.push_back(std::string_view(x.packed).substr(offs[i].first, offs[i].second));
+            x.urlViews.push_back(
+                std::string_view(x.packed).substr(offs[i + 1].first, offs[i + 1].second));
         }
         for (int i = 0; i < 10000; ++i) {
             char buf[8];
@@ -296,19 +317,38 @@ std::string_view Generator::nextExtra(Rng &rng, int currentSize, int desiredAver
 
 void Generator::make(std::int64_t k, Record &out)
 {
-    out.clear();
+    Plan p;
+    plan(k, p);
+    write(p, out);
+}
+
+void Generator::plan(std::int64_t k, Plan &p)
+{
+    p.k = k;
     std::int64_t adjusted = adjustedNumber(k);
-    std::int64_t eventId = m_cfg.firstEventId + adjusted;
-    std::int64_t ts = timestampForNumber(adjusted);
-    Rng rng(static_cast<std::uint64_t>(eventId) ^ (m_cfg.seed * 0xd1b54a32d192ed03ULL));
-    std::int64_t rem = eventId % m_cfg.totalProportion();
-    if (rem < m_cfg.personProportion)
-        makePerson(eventId, ts, rng, out);
-    else if (rem < m_cfg.personProportion + m_cfg.auctionProportion)
-        makeAuction(k, eventId, ts, rng, out);
-    else
-        makeBid(eventId, ts, rng, out);
-    out.append("dateTime", Value::integer(ts));
+    p.eventId = m_cfg.firstEventId + adjusted;
+    p.ts = timestampForNumber(adjusted);
+    std::int64_t rem = p.eventId % m_cfg.totalProportion();
+    p.type = rem < m_cfg.personProportion                             ? Person
+             : rem < m_cfg.personProportion + m_cfg.auctionProportion ? Auction
+                                                                      : Bid;
+    if (p.type == Bid)
+        planBid(p);
+}
+
+void Generator::write(const Plan &p, Record &out)
+{
+    out.clear();
+    if (p.type == Bid) {
+        writeBid(p, out);
+    } else {
+        Rng rng(seedFor(p.eventId));
+        if (p.type == Person)
+            makePerson(p.eventId, p.ts, rng, out);
+        else
+            makeAuction(p.k, p.eventId, p.ts, rng, out);
+    }
+    out.append("dateTime", Value::integer(p.ts));
 }
 
 void Generator::makePerson(std::int64_t eventId, std::int64_t ts, Rng &rng, Record &out)
@@ -384,44 +424,56 @@ void Generator::makeAuction(
     out.append("auction.extra", Value::string(extra));
 }
 
-void Generator::makeBid(std::int64_t eventId, std::int64_t ts, Rng &rng, Record &out)
+void Generator::planBid(Plan &p) const
 {
     const Tables &t = tables();
-    out.reserve(9, 256);
-    out.append("event_type", Value::integer(Bid));
+    Rng rng(seedFor(p.eventId));
     std::int64_t auction;
     if (rng.nextInt(static_cast<std::uint32_t>(m_cfg.hotAuctionRatio)) > 0)
-        auction = (lastBase0AuctionId(eventId) / kHotAuctionBatch) * kHotAuctionBatch;
+        auction = (lastBase0AuctionId(p.eventId) / kHotAuctionBatch) * kHotAuctionBatch;
     else
-        auction = nextBase0AuctionId(eventId, rng);
-    auction += kFirstAuctionId;
+        auction = nextBase0AuctionId(p.eventId, rng);
+    p.auction = auction + kFirstAuctionId;
     std::int64_t bidder;
     if (rng.nextInt(static_cast<std::uint32_t>(m_cfg.hotBiddersRatio)) > 0)
-        bidder = (lastBase0PersonId(eventId) / kHotBidderBatch) * kHotBidderBatch + 1;
+        bidder = (lastBase0PersonId(p.eventId) / kHotBidderBatch) * kHotBidderBatch + 1;
     else
-        bidder = nextBase0PersonId(eventId, rng);
+        bidder = nextBase0PersonId(p.eventId, rng);
     bidder += kFirstPersonId;
     if (m_cfg.flinkBidderDoubleOffset)
         bidder += kFirstPersonId; // Flink's BidGenerator adds FIRST_PERSON_ID twice
-    std::int64_t price = nextPrice(rng);
-    std::string_view channel, url;
+    p.bidder = bidder;
+    p.price = nextPrice(rng);
     if (rng.nextInt(kHotChannelsRatio) > 0) {
         std::uint32_t i = rng.nextInt(kHotChannels.size());
-        channel = kHotChannels[i];
-        url = t.hotUrls[i];
+        p.channel = kHotChannels[i];
+        p.url = t.hotUrls[i];
     } else {
         std::uint32_t c = rng.nextInt(kChannels);
-        channel = t.channelNames[c];
-        url = t.channelUrls[c];
+        p.channel = t.nameViews[c];
+        p.url = t.urlViews[c];
     }
-    std::string_view extra = nextExtra(rng, 8 + 8 + 8 + 8, m_cfg.avgBidBytes);
-    out.append("bid.auction", Value::integer(auction));
-    out.append("bid.bidder", Value::integer(bidder));
-    out.append("bid.price", Value::integer(price));
-    out.append("bid.channel", Value::string(channel));
-    out.append("bid.url", Value::string(url));
-    out.append("bid.dateTime", Value::integer(ts));
-    out.append("bid.extra", Value::string(extra));
+    p.extra = nextExtra(rng, 8 + 8 + 8 + 8, m_cfg.avgBidBytes);
+    // The extra slice is a random spot of a 1 MiB pool and the channel URL one of 10,000:
+    // both usually miss the cache. The source plans the next event before writing this one,
+    // so these loads overlap with a whole event's work instead of stalling the copy.
+    for (std::size_t o = 0; o < p.extra.size(); o += 64)
+        __builtin_prefetch(p.extra.data() + o);
+    for (std::size_t o = 0; o < p.url.size(); o += 64)
+        __builtin_prefetch(p.url.data() + o);
+}
+
+void Generator::writeBid(const Plan &p, Record &out) const
+{
+    out.reserve(9, 256);
+    out.append("event_type", Value::integer(Bid));
+    out.append("bid.auction", Value::integer(p.auction));
+    out.append("bid.bidder", Value::integer(p.bidder));
+    out.append("bid.price", Value::integer(p.price));
+    out.append("bid.channel", Value::string(p.channel));
+    out.append("bid.url", Value::string(p.url));
+    out.append("bid.dateTime", Value::integer(p.ts));
+    out.append("bid.extra", Value::string(p.extra));
 }
 
 } // namespace tideline::nexmark

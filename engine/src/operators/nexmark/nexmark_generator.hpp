@@ -59,6 +59,19 @@ public:
     /// Fills `out` (cleared first) with event number k (0-based count of this generator).
     void make(std::int64_t k, Record &out);
 
+    /// make() in two steps, so a source can plan event k + 1 (draw its random values and
+    /// prefetch the strings it will copy) before writing event k.
+    struct Plan
+    {
+        std::int64_t k = -1;
+        int type = 0;
+        std::int64_t eventId = 0, ts = 0;
+        std::int64_t auction = 0, bidder = 0, price = 0; // bids only
+        std::string_view channel, url, extra;            // bids only
+    };
+    void plan(std::int64_t k, Plan &p);
+    void write(const Plan &p, Record &out);
+
     /// Event time of event k (ms).
     std::int64_t timestampOf(std::int64_t k) const;
 
@@ -80,7 +93,12 @@ private:
 
     void makePerson(std::int64_t eventId, std::int64_t ts, Rng &rng, Record &out);
     void makeAuction(std::int64_t k, std::int64_t eventId, std::int64_t ts, Rng &rng, Record &out);
-    void makeBid(std::int64_t eventId, std::int64_t ts, Rng &rng, Record &out);
+    void planBid(Plan &p) const;
+    void writeBid(const Plan &p, Record &out) const;
+    std::uint64_t seedFor(std::int64_t eventId) const
+    {
+        return static_cast<std::uint64_t>(eventId) ^ (m_cfg.seed * 0xd1b54a32d192ed03ULL);
+    }
 
     GeneratorConfig m_cfg;
     double m_delayUs;

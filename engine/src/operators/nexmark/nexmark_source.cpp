@@ -36,7 +36,13 @@ public:
                 break;
             if (m_pacer.bySpeed() && !m_pacer.dueAt(m_gen.timestampOf(m_next)))
                 return emitted ? Poll::Produced : Poll::Waiting;
-            m_gen.make(m_next, m_rec);
+            if (m_cur.k != m_next)
+                m_gen.plan(m_next, m_cur);
+            // Plan the next event first: its cache misses overlap with writing this one.
+            if (m_count == 0 || m_next + 1 < m_count)
+                m_gen.plan(m_next + 1, m_ahead);
+            m_gen.write(m_cur, m_rec);
+            std::swap(m_cur, m_ahead);
             ++m_next;
             out.emit(0, std::move(m_rec));
             ++emitted;
@@ -46,7 +52,11 @@ public:
     }
 
     void snapshotState(StateWriter &w) const override { w.i64(m_next); }
-    void restoreState(StateReader &r) override { m_next = r.i64(); }
+    void restoreState(StateReader &r) override
+    {
+        m_next = r.i64();
+        m_cur.k = m_ahead.k = -1;
+    }
     std::string stateFingerprint() const override
     {
         const auto &c = m_gen.config();
@@ -61,6 +71,7 @@ private:
     std::int64_t m_count;
     std::int64_t m_next = 0;
     Record m_rec;
+    nexmark::Generator::Plan m_cur, m_ahead; ///< events m_next and m_next + 1 (k = -1: none)
 };
 
 } // namespace
