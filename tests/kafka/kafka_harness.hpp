@@ -145,8 +145,12 @@ inline std::vector<Json> readJsonLines(const std::string &path)
     std::ifstream in(path);
     std::string line;
     while (std::getline(in, line))
-        if (!line.empty())
-            out.push_back(Json::parse(line));
+        if (!line.empty()) {
+            // A run abandoned mid-write may leave a partial last line: skip it.
+            Json j = Json::parse(line, nullptr, false);
+            if (!j.is_discarded())
+                out.push_back(std::move(j));
+        }
     return out;
 }
 
@@ -162,7 +166,9 @@ inline tideline::PipelineSpec specFrom(const Json &j, std::string *problems = nu
 {
     auto loaded = tideline::loadSpec(j.dump());
     if (problems)
-        *problems = diag(loaded.diagnostics);
+        for (const auto &d : loaded.diagnostics)
+            if (d.isError())
+                *problems += d.format() + "\n";
     return loaded.spec ? *loaded.spec : tideline::PipelineSpec{};
 }
 

@@ -58,6 +58,16 @@ std::string text(const std::vector<Diagnostic> &ds)
     return s;
 }
 
+/// Errors only (other nodes' generic pitfall warnings are not this test's business).
+std::string errors(const std::vector<Diagnostic> &ds)
+{
+    std::string s;
+    for (const auto &d : ds)
+        if (d.isError())
+            s += d.format() + "\n";
+    return s;
+}
+
 } // namespace
 
 class KafkaConfigTest : public QObject
@@ -129,7 +139,7 @@ private slots:
         auto ds = check(
             pipeline(Json{{"session.timeout.ms", "6000"}, {"security.protocol", "sasl_ssl"}},
                      Json{{"linger.ms", "10"}}));
-        QVERIFY2(text(ds).empty(), text(ds).c_str());
+        QVERIFY2(errors(ds).empty(), errors(ds).c_str());
     }
 
     void secretsOnlyAsReferencesAndNeverEchoed()
@@ -144,7 +154,7 @@ private slots:
         QVERIFY2(t.find(marker) == std::string::npos, "a secret value was echoed in a diagnostic");
         ds = check(pipeline(Json{{"sasl.password", "${env:KAFKA_PASSWORD}"}},
                             Json{{"ssl.key.password", "${file:/run/secrets/key}"}}));
-        QVERIFY2(text(ds).empty(), text(ds).c_str());
+        QVERIFY2(errors(ds).empty(), errors(ds).c_str());
         // A reference with extra text around it is not a reference.
         QVERIFY(!kafka::isSecretReference("x${env:A}"));
         QVERIFY(!kafka::isSecretReference("${env:A}x"));
@@ -223,13 +233,13 @@ private slots:
                                       Json{{"from", "w.out"}, {"to", "out.in"}}})}};
         auto ds = check(j);
         std::string t = text(ds);
-        QVERIFY2(t.find("no idle_timeout_ms") != std::string::npos, t.c_str());
+        QVERIFY2(t.find("partitions owned by the others") != std::string::npos, t.c_str());
         QVERIFY2(t.find("has no key") != std::string::npos, t.c_str());
         for (const auto &d : ds)
             QVERIFY2(!d.isError(), d.format().c_str());
         // bounded: one process reads everything, no warning.
         j["nodes"][0]["params"]["bounded"] = true;
-        QVERIFY2(text(check(j)).find("idle_timeout_ms") == std::string::npos,
+        QVERIFY2(text(check(j)).find("partitions owned by the others") == std::string::npos,
                  text(check(j)).c_str());
     }
 };

@@ -150,8 +150,11 @@ runEngine(const std::string &bootstrap, const std::string &topic, long long &rec
         std::cerr << "engine: " << error << "\n";
         return -1;
     }
+    double tc = now();
     Job::Status s = job->run();
     double dt = now() - t0;
+    if (std::getenv("TIDELINE_KAFKA_BENCH_VERBOSE"))
+        std::fprintf(stderr, "engine: create %.3f s, run %.3f s\n", tc - t0, now() - tc);
     if (s != Job::Status::Finished)
         std::cerr << "engine: " << job->failure() << "\n";
     records = job->snapshot().recordsRead;

@@ -184,6 +184,8 @@ int main(int argc, char **argv)
     rd_kafka_conf_t *conf = rd_kafka_conf_new();
     // The handle only hosts the cluster; it never connects anywhere.
     rd_kafka_conf_set(conf, "client.id", "tideline-kafka-mock", errstr, sizeof errstr);
+    // No bootstrap.servers on purpose; hide librdkafka's notice about it.
+    rd_kafka_conf_set(conf, "log_level", "4", errstr, sizeof errstr);
     rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, sizeof errstr);
     if (!rk) {
         std::cerr << "tideline-kafka-mock: " << errstr << "\n";

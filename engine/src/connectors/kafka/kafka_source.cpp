@@ -482,7 +482,9 @@ private:
                       "(auto.offset.reset=error). Restore an older checkpoint or start with "
                       "--fresh");
             }
-            if (c == kafka::ErrorClass::Config || c == kafka::ErrorClass::Fatal)
+            // A fetch that briefly sees no topic/partition (metadata moving) is retried.
+            bool briefly = m->err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART;
+            if ((c == kafka::ErrorClass::Config && !briefly) || c == kafka::ErrorClass::Fatal)
                 throw std::runtime_error(
                     "node `" + m_node + "`: Kafka consumer error: " + kafka::describe(m->err)
                     + (m->payload
