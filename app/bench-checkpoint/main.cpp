@@ -167,7 +167,7 @@ int main(int argc, char **argv)
     std::vector<double> with, without;
     std::vector<long long> counts;
     std::vector<double> avgDur;
-    std::vector<long long> lastBytes;
+    std::vector<long long> lastBytes, maxSize;
     for (int r = 0; r < runs; ++r) {
         for (int withCk = 0; withCk < 2; ++withCk) {
             std::string ck = withCk ? dir + "/tp" : std::string();
@@ -185,12 +185,14 @@ int main(int argc, char **argv)
             double eps = static_cast<double>(s.recordsRead) / secs;
             (withCk ? with : without).push_back(eps);
             if (withCk) {
-                long long n = 0, total = 0;
+                long long n = 0, total = 0, maxBytes = 0;
                 for (const auto &c : s.checkpointHistory)
                     if (c.status == "completed") {
                         ++n;
                         total += c.durationMs;
+                        maxBytes = std::max<long long>(maxBytes, c.bytes);
                     }
+                maxSize.push_back(maxBytes);
                 counts.push_back(n);
                 avgDur.push_back(n ? static_cast<double>(total) / static_cast<double>(n) : 0);
                 lastBytes.push_back(s.lastCheckpoint ? s.lastCheckpoint->bytes : 0);
@@ -200,8 +202,9 @@ int main(int argc, char **argv)
                         static_cast<long long>(s.recordsRead), secs, eps);
             std::fflush(stdout);
             if (withCk)
-                std::printf("      %lld checkpoints, mean duration %.1f ms, last %lld bytes\n",
-                            counts.back(), avgDur.back(), lastBytes.back());
+                std::printf(
+                    "      %lld checkpoints, mean duration %.1f ms, largest %lld bytes on disk\n",
+                    counts.back(), avgDur.back(), maxSize.back());
         }
     }
     auto median = [](std::vector<double> v) {
