@@ -234,7 +234,7 @@ void Aggregates::save(StateWriter &w, const AggState *acc) const
         w.i64(acc[a].n);
         w.i64(acc[a].i);
         w.f64(acc[a].d);
-        w.u8(acc[a].dbl);
+        w.u8(static_cast<std::uint8_t>(acc[a].dbl));
     }
 }
 

@@ -36,10 +36,12 @@ std::string defaultAggName(AggOp op, const std::string &field);
 
 struct AggState
 {
-    std::int64_t n = 0;   ///< values seen (records for count without field)
-    std::int64_t i = 0;   ///< integer sum, or the int min/max
-    double d = 0;         ///< double part of the sum, or the double min/max
-    std::uint8_t dbl = 0; ///< sum: has a double part; min/max: the best value is the double
+    std::int64_t n = 0; ///< values seen (records for count without field)
+    std::int64_t i = 0; ///< integer sum, or the int min/max
+    double d = 0;       ///< double part of the sum, or the double min/max
+    /// sum: has a double part; min/max: the best value is the double. A full word so that the
+    /// struct has no padding (tables store other bytes in AggState-sized cells).
+    std::uint64_t dbl = 0;
 };
 
 class Aggregates

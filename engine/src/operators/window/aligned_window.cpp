@@ -13,9 +13,11 @@
 
 #include "operators/window/window_base.hpp"
 
+#include <cstddef>
 #include <cstring>
 #include <map>
 #include <numeric>
+#include <type_traits>
 
 namespace tideline::window {
 
@@ -28,28 +30,38 @@ Timestamp floorMod(Timestamp t, Timestamp s)
 }
 
 /// Keys of one window and their accumulators.
+///
+/// Layout for speed: each entry is one row of AggState-sized cells, the first cell holding the
+/// entry's header (hash, key length, and the key itself when it fits in 16 bytes, else its
+/// offset in an arena), the following cells the aggregates. A lookup therefore touches the slot
+/// array and one row: no separate key arena or accumulator array for the usual short keys.
 class PaneTable
 {
 public:
     void reset(std::size_t expected, std::size_t nAggs)
     {
-        m_nAggs = nAggs;
-        m_entries.clear();
+        m_stride = 1 + nAggs;
+        m_size = 0;
+        m_rows.clear();
         m_keys.clear();
-        m_accs.clear();
+        // Load factor at most 3/4 (linear probing with a tag per slot stays short at that).
         std::size_t cap = 16;
-        while (cap < expected * 2)
+        while (cap * 3 < (expected + 1) * 4)
             cap <<= 1;
         if (m_slots.size() != cap)
             m_slots.assign(cap, 0);
         else
             std::fill(m_slots.begin(), m_slots.end(), 0);
-        m_entries.reserve(expected);
-        m_accs.reserve(expected * nAggs);
+        m_rows.reserve(expected * m_stride);
     }
 
     std::uint32_t findOrInsert(std::string_view key, std::uint64_t hash, bool &created)
     {
+        // The probe key, zero-padded, so that short keys compare as two words.
+        std::uint64_t probe[2] = {0, 0};
+        const bool small = key.size() <= sizeof probe;
+        if (small && !key.empty())
+            std::memcpy(probe, key.data(), key.size());
         std::size_t mask = m_slots.size() - 1;
         const std::uint64_t tag = hash >> 32;
         std::size_t pos = hash & mask;
@@ -59,71 +71,102 @@ public:
                 break;
             if ((s >> 32) == tag) {
                 const auto idx = static_cast<std::uint32_t>(s) - 1;
-                const Entry &e = m_entries[idx];
-                if (e.len == key.size()
-                    && std::memcmp(m_keys.data() + e.off, key.data(), e.len) == 0) {
+                const Header h = header(idx);
+                if (h.len == key.size()
+                    && (small ? (h.inl[0] == probe[0] && h.inl[1] == probe[1])
+                              : std::memcmp(m_keys.data() + h.inl[0], key.data(), h.len) == 0)) {
                     created = false;
                     return idx;
                 }
             }
             pos = (pos + 1) & mask;
         }
-        if ((m_entries.size() + 1) * 2 > m_slots.size()) {
+        if ((m_size + 1) * 4 > m_slots.size() * 3) {
             grow();
             mask = m_slots.size() - 1;
             pos = hash & mask;
             while (m_slots[pos] != 0)
                 pos = (pos + 1) & mask;
         }
-        const auto idx = static_cast<std::uint32_t>(m_entries.size());
-        m_entries.push_back({hash, static_cast<std::uint32_t>(m_keys.size()),
-                             static_cast<std::uint32_t>(key.size())});
-        m_keys.append(key);
-        m_accs.resize(m_accs.size() + m_nAggs);
+        const auto idx = static_cast<std::uint32_t>(m_size);
+        Header h;
+        h.hash = hash;
+        h.len = static_cast<std::uint32_t>(key.size());
+        if (small) {
+            h.inl[0] = probe[0];
+            h.inl[1] = probe[1];
+        } else {
+            h.inl[0] = m_keys.size();
+            h.inl[1] = 0;
+            m_keys.append(key);
+        }
+        m_rows.resize(m_rows.size() + m_stride);
+        std::memcpy(&m_rows[idx * m_stride], &h, sizeof h);
+        ++m_size;
         m_slots[pos] = (tag << 32) | (idx + 1);
         created = true;
         return idx;
     }
 
-    std::size_t size() const { return m_entries.size(); }
+    std::size_t size() const { return m_size; }
     std::string_view key(std::uint32_t i) const
     {
-        return {m_keys.data() + m_entries[i].off, m_entries[i].len};
+        // Short keys live in the header cell itself (stable until the table changes); the
+        // cell's bytes are read as chars, which may alias anything.
+        const char *cell = reinterpret_cast<const char *>(&m_rows[i * m_stride]);
+        const Header h = header(i);
+        if (h.len <= 16)
+            return {cell + offsetof(Header, inl), h.len};
+        return {m_keys.data() + h.inl[0], h.len};
     }
-    AggState *acc(std::uint32_t i) { return m_accs.data() + std::size_t(i) * m_nAggs; }
-    const AggState *acc(std::uint32_t i) const { return m_accs.data() + std::size_t(i) * m_nAggs; }
+    AggState *acc(std::uint32_t i) { return m_rows.data() + std::size_t(i) * m_stride + 1; }
+    const AggState *acc(std::uint32_t i) const
+    {
+        return m_rows.data() + std::size_t(i) * m_stride + 1;
+    }
     std::size_t bytes() const
     {
-        return m_slots.capacity() * sizeof(std::uint64_t) + m_entries.capacity() * sizeof(Entry)
-               + m_keys.capacity() + m_accs.capacity() * sizeof(AggState);
+        return m_slots.capacity() * sizeof(std::uint64_t) + m_rows.capacity() * sizeof(AggState)
+               + m_keys.capacity();
     }
 
 private:
-    struct Entry
+    struct Header
     {
         std::uint64_t hash;
-        std::uint32_t off;
         std::uint32_t len;
+        std::uint32_t pad;
+        std::uint64_t inl[2]; ///< the key when len <= 16 (zero-padded), else {arena offset, 0}
     };
+    static_assert(sizeof(Header) == sizeof(AggState) && std::is_trivially_copyable_v<AggState>,
+                  "a row's first cell holds the header");
+
+    Header header(std::uint32_t i) const
+    {
+        Header h;
+        std::memcpy(&h, &m_rows[i * m_stride], sizeof h);
+        return h;
+    }
 
     void grow()
     {
         m_slots.assign(m_slots.size() * 2, 0);
         const std::size_t mask = m_slots.size() - 1;
-        for (std::uint32_t i = 0; i < m_entries.size(); ++i) {
-            std::size_t pos = m_entries[i].hash & mask;
+        for (std::uint32_t i = 0; i < m_size; ++i) {
+            const std::uint64_t hash = header(i).hash;
+            std::size_t pos = hash & mask;
             while (m_slots[pos] != 0)
                 pos = (pos + 1) & mask;
-            m_slots[pos] = ((m_entries[i].hash >> 32) << 32) | (i + 1);
+            m_slots[pos] = ((hash >> 32) << 32) | (i + 1);
         }
     }
 
     // 0 = empty, else (hash >> 32) << 32 | (entry index + 1): the tag skips most key compares.
     std::vector<std::uint64_t> m_slots;
-    std::vector<Entry> m_entries;
-    std::string m_keys;
-    std::vector<AggState> m_accs;
-    std::size_t m_nAggs = 0;
+    std::vector<AggState> m_rows; ///< m_stride cells per entry: header, then the aggregates
+    std::string m_keys;           ///< keys longer than 16 bytes
+    std::size_t m_stride = 1;
+    std::size_t m_size = 0;
 };
 
 struct Pane
