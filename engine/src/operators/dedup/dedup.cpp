@@ -3,12 +3,12 @@
 // through a min-heap of expiry times (no scans). Records behind the watermark go to `late`.
 
 #include "operators/keys/key_encoder.hpp"
+#include "operators/keys/key_table.hpp"
 #include "operators/keys/params.hpp"
 #include "operators/operators.hpp"
 
 #include <algorithm>
 #include <functional>
-#include <unordered_map>
 
 namespace tideline {
 
@@ -21,7 +21,6 @@ public:
         : m_enc(std::move(key))
         , m_within(withinMs)
     {
-        m_keys.reserve(1024);
     }
 
     void processRecord(int, Record &&record, Output &out) override
@@ -31,15 +30,14 @@ public:
             return;
         }
         m_enc.encode(record, m_buf); // a missing key field keys as null (all such records share it)
-        auto it = m_keys.find(std::string_view(m_buf));
-        if (it != m_keys.end()) {
+        // One probe sequence: tryEmplace inserts only when the key is new.
+        auto [idx, inserted] = m_keys.tryEmplace(m_buf, record.time);
+        if (!inserted) {
             ++m_duplicates;
             return;
         }
-        auto [ins, ok] = m_keys.emplace(m_buf, record.time);
-        (void)ok;
-        m_keyBytes += ins->first.size();
-        m_expiry.push_back({satAdd(record.time, m_within), &ins->first});
+        m_keyBytes += m_buf.size();
+        m_expiry.push_back({satAdd(record.time, m_within), idx});
         std::push_heap(m_expiry.begin(), m_expiry.end(), Later{});
         out.emit(std::move(record));
     }
@@ -67,14 +65,14 @@ public:
         w.i64(m_duplicates);
         w.u64(m_keys.size());
         // Written in expiry order so that a restore rebuilds the same heap.
-        std::vector<std::pair<Timestamp, const std::string *>> order(m_expiry.begin(),
-                                                                     m_expiry.end());
-        std::sort(order.begin(), order.end(), [](const auto &a, const auto &b) {
-            return a.first != b.first ? a.first < b.first : *a.second < *b.second;
+        std::vector<Entry> order(m_expiry.begin(), m_expiry.end());
+        std::sort(order.begin(), order.end(), [this](const Entry &a, const Entry &b) {
+            return a.first != b.first ? a.first < b.first
+                                      : m_keys.entry(a.second).key < m_keys.entry(b.second).key;
         });
-        for (const auto &[at, key] : order) {
-            w.str(*key);
-            w.i64(m_keys.at(*key));
+        for (const auto &[at, idx] : order) {
+            w.str(m_keys.entry(idx).key);
+            w.i64(m_keys.entry(idx).value);
         }
     }
 
@@ -89,11 +87,11 @@ public:
         for (std::uint64_t i = 0; i < n && !r.failed(); ++i) {
             std::string key = r.str();
             Timestamp t0 = r.i64();
-            auto [ins, ok] = m_keys.emplace(std::move(key), t0);
+            auto [idx, ok] = m_keys.tryEmplace(key, t0);
             if (!ok)
                 continue;
-            m_keyBytes += ins->first.size();
-            m_expiry.push_back({satAdd(t0, m_within), &ins->first});
+            m_keyBytes += key.size();
+            m_expiry.push_back({satAdd(t0, m_within), idx});
             std::push_heap(m_expiry.begin(), m_expiry.end(), Later{});
         }
         expire();
@@ -105,7 +103,7 @@ public:
     }
 
 private:
-    using Entry = std::pair<Timestamp, const std::string *>; // (expiry, key in m_keys)
+    using Entry = std::pair<Timestamp, std::uint32_t>; // (expiry, entry index in m_keys)
     struct Later
     {
         bool operator()(const Entry &a, const Entry &b) const { return a.first > b.first; }
@@ -115,10 +113,10 @@ private:
     {
         while (!m_expiry.empty() && m_expiry.front().first <= m_w) {
             std::pop_heap(m_expiry.begin(), m_expiry.end(), Later{});
-            const std::string *key = m_expiry.back().second;
+            const std::uint32_t idx = m_expiry.back().second;
             m_expiry.pop_back();
-            m_keyBytes -= key->size();
-            m_keys.erase(*key); // node-based map: the pointer stayed valid until now
+            m_keyBytes -= m_keys.entry(idx).key.size();
+            m_keys.erase(idx);
         }
     }
 
@@ -126,7 +124,7 @@ private:
     std::int64_t m_within;
     Timestamp m_w = kMinTime;
     std::string m_buf;
-    std::unordered_map<std::string, Timestamp, keys::BytesHash, std::equal_to<>> m_keys;
+    keys::KeyTable<Timestamp> m_keys{1 << 16};
     std::vector<Entry> m_expiry; ///< min-heap on expiry time
     std::size_t m_keyBytes = 0;
     std::int64_t m_duplicates = 0;
