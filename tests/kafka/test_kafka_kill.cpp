@@ -5,7 +5,8 @@
 // upsert sink absorbed (records processed again after a restore).
 //
 // Sizes: TIDELINE_KAFKA_KILL_EVENTS (default 1,000,000), TIDELINE_KAFKA_KILLS (default 20),
-// TIDELINE_KAFKA_KILL_SEED (default 7).
+// TIDELINE_KAFKA_KILL_SEED (default 7), TIDELINE_KAFKA_KILL_MAX_DELAY_MS (default 1000: each
+// run is killed 200..max ms after it starts).
 
 #include "kafka_harness.hpp"
 
@@ -41,11 +42,10 @@ bool loadEvents(const QString &bootstrap, const std::string &topic, long long n,
     rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_PRODUCER, c, err, sizeof err);
     if (!rk)
         return false;
+    // Small values: the mock keeps at most 5 MiB per partition and drops older data.
     char buf[200];
     for (long long i = 0; i < n; ++i) {
-        int len = std::snprintf(buf, sizeof buf,
-                                "{\"event_id\":%lld,\"user_id\":%lld,\"event_time\":%lld}", i,
-                                i % 1000, 1700000000000LL + i);
+        int len = std::snprintf(buf, sizeof buf, "{\"event_id\":%lld}", i);
         while (rd_kafka_producev(rk, RD_KAFKA_V_TOPIC(topic.c_str()),
                                  RD_KAFKA_V_PARTITION(static_cast<int32_t>(i % partitions)),
                                  RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
@@ -119,7 +119,9 @@ private slots:
         }
         const QString runner = QStringLiteral(TIDELINE_BINARY_DIR "/app/runner/tideline-run");
         std::mt19937 rng(seed);
-        std::uniform_int_distribution<int> delay(400, 2500);
+        // Short enough that every kill lands before the run can finish.
+        std::uniform_int_distribution<int> delay(
+            200, static_cast<int>(envInt("TIDELINE_KAFKA_KILL_MAX_DELAY_MS", 1000)));
 
         int killed = 0, midStream = 0, brokerCycles = 0;
         long long redeliveries = 0;
