@@ -12,18 +12,30 @@ namespace {
 widgets::FieldType fieldType(ParamType t)
 {
     switch (t) {
-    case ParamType::Int: return widgets::FieldType::Int;
-    case ParamType::Number: return widgets::FieldType::Number;
-    case ParamType::Bool: return widgets::FieldType::Bool;
-    case ParamType::String: return widgets::FieldType::String;
-    case ParamType::Enum: return widgets::FieldType::Enum;
-    case ParamType::Path: return widgets::FieldType::Path;
-    case ParamType::Expr: return widgets::FieldType::Expr;
-    case ParamType::StringList: return widgets::FieldType::StringList;
-    case ParamType::ExprMap: return widgets::FieldType::ExprMap;
-    case ParamType::Object: return widgets::FieldType::Object;
-    case ParamType::ObjectList: return widgets::FieldType::ObjectList;
-    case ParamType::StringMap: return widgets::FieldType::StringMap;
+    case ParamType::Int:
+        return widgets::FieldType::Int;
+    case ParamType::Number:
+        return widgets::FieldType::Number;
+    case ParamType::Bool:
+        return widgets::FieldType::Bool;
+    case ParamType::String:
+        return widgets::FieldType::String;
+    case ParamType::Enum:
+        return widgets::FieldType::Enum;
+    case ParamType::Path:
+        return widgets::FieldType::Path;
+    case ParamType::Expr:
+        return widgets::FieldType::Expr;
+    case ParamType::StringList:
+        return widgets::FieldType::StringList;
+    case ParamType::ExprMap:
+        return widgets::FieldType::ExprMap;
+    case ParamType::Object:
+        return widgets::FieldType::Object;
+    case ParamType::ObjectList:
+        return widgets::FieldType::ObjectList;
+    case ParamType::StringMap:
+        return widgets::FieldType::StringMap;
     }
     return widgets::FieldType::String;
 }

@@ -2,12 +2,12 @@
 // The narrow adapter between engine types and the widgets' Qt-side structs. Nothing else in
 // the designer converts catalog descriptors or diagnostics for the views.
 
-#include <tideline/engine/catalog.hpp>
-
+#include "graph/graph_types.hpp"
 #include "inspect/field_descriptor.hpp"
 #include "palette/palette_entry.hpp"
 #include "problems/problem.hpp"
-#include "graph/graph_types.hpp"
+
+#include <tideline/engine/catalog.hpp>
 
 #include <QHash>
 #include <QList>

@@ -84,8 +84,8 @@ ExportDialog::ExportDialog(const PipelineSpec &spec, const QString &suggestedPat
     layout->addWidget(buttons);
 
     connect(browse, &QPushButton::clicked, this, [this] {
-        const QString p = QFileDialog::getSaveFileName(this, tr("Export for server"), m_path->text(),
-                                                       tr("Pipelines (*.json)"));
+        const QString p = QFileDialog::getSaveFileName(this, tr("Export for server"),
+                                                       m_path->text(), tr("Pipelines (*.json)"));
         if (!p.isEmpty())
             m_path->setText(p);
     });

@@ -10,12 +10,18 @@ namespace tideline::designer {
 QJsonValue toQt(const Json &value)
 {
     switch (value.type()) {
-    case Json::value_t::null: return QJsonValue(QJsonValue::Null);
-    case Json::value_t::boolean: return value.get<bool>();
-    case Json::value_t::number_integer: return QJsonValue(qint64(value.get<std::int64_t>()));
-    case Json::value_t::number_unsigned: return QJsonValue(qint64(value.get<std::uint64_t>()));
-    case Json::value_t::number_float: return value.get<double>();
-    case Json::value_t::string: return qstr(value.get<std::string>());
+    case Json::value_t::null:
+        return QJsonValue(QJsonValue::Null);
+    case Json::value_t::boolean:
+        return value.get<bool>();
+    case Json::value_t::number_integer:
+        return QJsonValue(qint64(value.get<std::int64_t>()));
+    case Json::value_t::number_unsigned:
+        return QJsonValue(qint64(value.get<std::uint64_t>()));
+    case Json::value_t::number_float:
+        return value.get<double>();
+    case Json::value_t::string:
+        return qstr(value.get<std::string>());
     case Json::value_t::array: {
         QJsonArray arr;
         for (const auto &v : value)
@@ -28,7 +34,8 @@ QJsonValue toQt(const Json &value)
             obj.insert(qstr(it.key()), toQt(it.value()));
         return obj;
     }
-    default: return QJsonValue(QJsonValue::Null);
+    default:
+        return QJsonValue(QJsonValue::Null);
     }
 }
 
@@ -50,8 +57,10 @@ Json fromQt(const QJsonValue &value, const Json &previous, const ParamDesc *desc
 {
     switch (value.type()) {
     case QJsonValue::Null:
-    case QJsonValue::Undefined: return nullptr;
-    case QJsonValue::Bool: return value.toBool();
+    case QJsonValue::Undefined:
+        return nullptr;
+    case QJsonValue::Bool:
+        return value.toBool();
     case QJsonValue::Double: {
         const double v = value.toDouble();
         const bool integral = std::floor(v) == v && std::abs(v) < 9.0e15;
@@ -61,7 +70,8 @@ Json fromQt(const QJsonValue &value, const Json &previous, const ParamDesc *desc
             return std::int64_t(v);
         return v;
     }
-    case QJsonValue::String: return sstr(value.toString());
+    case QJsonValue::String:
+        return sstr(value.toString());
     case QJsonValue::Array: {
         Json arr = Json::array();
         const QJsonArray a = value.toArray();
@@ -80,8 +90,8 @@ Json fromQt(const QJsonValue &value, const Json &previous, const ParamDesc *desc
         auto put = [&](const std::string &key) {
             if (out.contains(key) || !obj.contains(qstr(key)))
                 return;
-            const Json prev = previous.is_object() && previous.contains(key) ? previous[key]
-                                                                             : Json();
+            const Json prev
+                = previous.is_object() && previous.contains(key) ? previous[key] : Json();
             out[key] = fromQt(obj.value(qstr(key)), prev, field(desc, key));
         };
         if (previous.is_object())

@@ -2,6 +2,7 @@
 //   tideline [PIPELINE.json] [--screenshot OUT.png]
 // --screenshot renders the main window after loading to a PNG and exits (docs and tests).
 
+#include "graph/graph_scene.hpp"
 #include "graph/graph_view.hpp"
 #include "live_views.hpp"
 #include "main_window.hpp"
@@ -24,11 +25,18 @@ int main(int argc, char **argv)
     parser.setApplicationDescription(QStringLiteral("Tideline pipeline designer"));
     parser.addHelpOption();
     parser.addVersionOption();
-    QCommandLineOption screenshot(QStringLiteral("screenshot"),
-                                  QStringLiteral("Render the window to PNG after loading, then exit."),
-                                  QStringLiteral("PNG"));
+    QCommandLineOption screenshot(
+        QStringLiteral("screenshot"),
+        QStringLiteral("Render the window to PNG after loading, then exit."),
+        QStringLiteral("PNG"));
     parser.addOption(screenshot);
-    parser.addPositionalArgument(QStringLiteral("pipeline"), QStringLiteral("Pipeline file to open."));
+    QCommandLineOption select(
+        QStringLiteral("select"),
+        QStringLiteral("Select this node after loading (shows it in the inspector)."),
+        QStringLiteral("NODE"));
+    parser.addOption(select);
+    parser.addPositionalArgument(QStringLiteral("pipeline"),
+                                 QStringLiteral("Pipeline file to open."));
     parser.process(app);
 
     tideline::designer::MainWindow window;
@@ -37,6 +45,8 @@ int main(int argc, char **argv)
     bool opened = true;
     if (!args.isEmpty())
         opened = window.openPath(args.first());
+    if (parser.isSet(select))
+        window.scene()->selectNodes({parser.value(select)});
 
     if (parser.isSet(screenshot)) {
         window.resize(1600, 1000);

@@ -1,5 +1,6 @@
 #include "main_window.hpp"
 
+#include "auto_layout.hpp"
 #include "catalog_adapter.hpp"
 #include "commands/add_nodes_command.hpp"
 #include "commands/connect_command.hpp"
@@ -7,22 +8,20 @@
 #include "commands/remove_items_command.hpp"
 #include "commands/rename_node_command.hpp"
 #include "commands/set_param_command.hpp"
-#include "auto_layout.hpp"
 #include "examples.hpp"
 #include "export_dialog.hpp"
-#include "json_bridge.hpp"
-#include "pipeline_document.hpp"
-#include "pipeline_graph_model.hpp"
-#include "recent_files.hpp"
-#include "subgraph.hpp"
-
 #include "graph/graph_scene.hpp"
 #include "graph/graph_style.hpp"
 #include "graph/graph_view.hpp"
 #include "graph/node_item.hpp"
 #include "inspect/node_inspector.hpp"
+#include "json_bridge.hpp"
 #include "palette/node_palette.hpp"
+#include "pipeline_document.hpp"
+#include "pipeline_graph_model.hpp"
 #include "problems/problems_panel.hpp"
+#include "recent_files.hpp"
+#include "subgraph.hpp"
 
 #include <tideline/engine/catalog.hpp>
 #include <tideline/engine/validate.hpp>
@@ -122,8 +121,8 @@ void MainWindow::buildActions()
     make("File.Save", tr("&Save"), QKeySequence::Save, QStyle::SP_DialogSaveButton,
          [this] { save(); });
     make("File.SaveAs", tr("Save &As…"), QKeySequence::SaveAs, none, [this] { saveAs(); });
-    make("File.Export", tr("&Export for Server…"), QKeySequence(tr("Ctrl+E")),
-         QStyle::SP_ArrowUp, [this] { exportForServer(); });
+    make("File.Export", tr("&Export for Server…"), QKeySequence(tr("Ctrl+E")), QStyle::SP_ArrowUp,
+         [this] { exportForServer(); });
     make("File.Quit", tr("&Quit"), QKeySequence::Quit, none, [this] { close(); });
 
     auto *undo = m_doc->undoStack()->createUndoAction(this, tr("&Undo"));
@@ -141,8 +140,8 @@ void MainWindow::buildActions()
     make("Edit.Paste", tr("&Paste"), QKeySequence::Paste, none, [this] { paste(); });
     make("Edit.Duplicate", tr("D&uplicate"), QKeySequence(tr("Ctrl+D")), none,
          [this] { duplicateSelection(); });
-    auto *del = make("Edit.Delete", tr("&Delete"), QKeySequence::Delete,
-                     QStyle::SP_TrashIcon, [this] { deleteSelection(); });
+    auto *del = make("Edit.Delete", tr("&Delete"), QKeySequence::Delete, QStyle::SP_TrashIcon,
+                     [this] { deleteSelection(); });
     del->setShortcuts({QKeySequence::Delete, QKeySequence(Qt::Key_Backspace)});
     make("Edit.SelectAll", tr("Select &All"), QKeySequence::SelectAll, none, [this] {
         for (auto *item : m_scene->items())
@@ -152,7 +151,8 @@ void MainWindow::buildActions()
 
     make("View.Fit", tr("&Fit to View"), QKeySequence(tr("Ctrl+0")), none,
          [this] { m_view->fitToContents(); });
-    make("View.ZoomIn", tr("Zoom &In"), QKeySequence::ZoomIn, none, [this] { m_view->zoomBy(1.25); });
+    make("View.ZoomIn", tr("Zoom &In"), QKeySequence::ZoomIn, none,
+         [this] { m_view->zoomBy(1.25); });
     make("View.ZoomOut", tr("Zoom &Out"), QKeySequence::ZoomOut, none,
          [this] { m_view->zoomBy(0.8); });
     make("View.AutoLayout", tr("Auto &Layout"), QKeySequence(tr("Ctrl+L")), none,
@@ -190,8 +190,8 @@ void MainWindow::buildMenus()
         *id ? (void)edit->addAction(action(id)) : (void)edit->addSeparator();
 
     auto *view = menuBar()->addMenu(tr("&View"));
-    for (const char *id : {"View.Fit", "View.ZoomIn", "View.ZoomOut", "", "View.AutoLayout",
-                           "View.Snap"})
+    for (const char *id :
+         {"View.Fit", "View.ZoomIn", "View.ZoomOut", "", "View.AutoLayout", "View.Snap"})
         *id ? (void)view->addAction(action(id)) : (void)view->addSeparator();
     m_actions.insert("View.Menu", view->menuAction());
 
@@ -213,15 +213,15 @@ void MainWindow::buildMenus()
 
 void MainWindow::buildDocks()
 {
-    auto dock = [this](const QString &title, const QString &name, QWidget *w,
-                       Qt::DockWidgetArea area) {
-        auto *d = new QDockWidget(title, this);
-        d->setObjectName(name);
-        d->setWidget(w);
-        d->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
-        addDockWidget(area, d);
-        return d;
-    };
+    auto dock
+        = [this](const QString &title, const QString &name, QWidget *w, Qt::DockWidgetArea area) {
+              auto *d = new QDockWidget(title, this);
+              d->setObjectName(name);
+              d->setWidget(w);
+              d->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+              addDockWidget(area, d);
+              return d;
+          };
     auto *p = dock(tr("Nodes"), QStringLiteral("paletteDock"), m_palette, Qt::LeftDockWidgetArea);
     auto *i = dock(tr("Inspector"), QStringLiteral("inspectorDock"), m_inspector,
                    Qt::RightDockWidgetArea);
@@ -313,10 +313,11 @@ void MainWindow::refreshProblems()
     const int e = m_problems->errorCount(), w = m_problems->warningCount();
     m_problemLabel->setText(e + w == 0 ? tr("Valid")
                                        : tr("%1 error(s), %2 warning(s)").arg(e).arg(w));
-    m_problemLabel->setStyleSheet(QStringLiteral("color: %1").arg(
-        (e ? widgets::style::errorColor()
-           : w ? widgets::style::warningColor() : widgets::style::accepted())
-            .name()));
+    m_problemLabel->setStyleSheet(QStringLiteral("color: %1")
+                                      .arg((e   ? widgets::style::errorColor()
+                                            : w ? widgets::style::warningColor()
+                                                : widgets::style::accepted())
+                                               .name()));
 }
 
 void MainWindow::updateTitle()
@@ -360,11 +361,11 @@ QString MainWindow::addNode(const QString &kindName, const QPointF &scenePos)
     node.params = defaultParams(*kind);
     const qreal g = widgets::style::kGrid;
     node.ui = Json::object();
-    node.ui["x"] = std::int64_t(std::lround((scenePos.x() - widgets::style::kNodeWidth / 2) / g) * g);
+    node.ui["x"]
+        = std::int64_t(std::lround((scenePos.x() - widgets::style::kNodeWidth / 2) / g) * g);
     node.ui["y"] = std::int64_t(std::lround((scenePos.y() - 30) / g) * g);
     const QString id = qstr(node.id);
-    m_doc->undoStack()->push(
-        new AddNodesCommand(*m_doc, {node}, {}, tr("Add %1").arg(id)));
+    m_doc->undoStack()->push(new AddNodesCommand(*m_doc, {node}, {}, tr("Add %1").arg(id)));
     m_scene->selectNodes({id});
     m_view->setFocus();
     return id;
@@ -481,8 +482,8 @@ void MainWindow::paste()
     const QMimeData *mime = QApplication::clipboard()->mimeData();
     if (!mime)
         return;
-    const QByteArray bytes = mime->hasFormat(kSubgraphMime) ? mime->data(kSubgraphMime)
-                                                           : mime->text().toUtf8();
+    const QByteArray bytes
+        = mime->hasFormat(kSubgraphMime) ? mime->data(kSubgraphMime) : mime->text().toUtf8();
     ++m_pasteCount;
     pasteText(bytes.toStdString(), QPointF(40, 40) * m_pasteCount);
 }
@@ -627,7 +628,8 @@ void MainWindow::exportForServer()
     QString suggested = m_doc->filePath();
     if (suggested.isEmpty())
         suggested = QDir::current().filePath(m_doc->displayName());
-    suggested.replace(QRegularExpression(QStringLiteral("\\.json$")), QStringLiteral(".server.json"));
+    suggested.replace(QRegularExpression(QStringLiteral("\\.json$")),
+                      QStringLiteral(".server.json"));
     ExportDialog dialog(m_doc->spec(), suggested, this);
     dialog.exec();
 }

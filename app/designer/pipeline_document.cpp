@@ -105,7 +105,8 @@ std::string PipelineDocument::toJson() const
     return writeSpec(m_spec);
 }
 
-void PipelineDocument::resetTo(PipelineSpec spec, const QString &path,
+void PipelineDocument::resetTo(PipelineSpec spec,
+                               const QString &path,
                                std::vector<Diagnostic> loadDiagnostics)
 {
     m_undo->clear();
@@ -234,7 +235,8 @@ std::string PipelineDocument::uniqueNodeId(const std::string &base,
                                            const std::vector<std::string> &taken) const
 {
     auto used = [&](const std::string &id) {
-        return m_spec.node(id) != nullptr || std::find(taken.begin(), taken.end(), id) != taken.end();
+        return m_spec.node(id) != nullptr
+               || std::find(taken.begin(), taken.end(), id) != taken.end();
     };
     if (!base.empty() && !used(base))
         return base;

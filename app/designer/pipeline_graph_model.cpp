@@ -14,7 +14,8 @@ PipelineGraphModel::PipelineGraphModel(PipelineDocument &doc, QObject *parent)
     , m_doc(doc)
 {
     connect(&m_doc, &PipelineDocument::changed, this, &PipelineGraphModel::onChanged);
-    connect(&m_doc, &PipelineDocument::diagnosticsChanged, this, &PipelineGraphModel::onDiagnostics);
+    connect(&m_doc, &PipelineDocument::diagnosticsChanged, this,
+            &PipelineGraphModel::onDiagnostics);
     onDiagnostics();
 }
 
@@ -96,17 +97,31 @@ void PipelineGraphModel::onChanged(const DocumentChange &change)
 {
     using T = DocumentChange::Type;
     switch (change.type) {
-    case T::Reset: Q_EMIT modelReset(); break;
-    case T::NodeAdded: Q_EMIT nodeAdded(change.nodeId); break;
-    case T::NodeRemoved: Q_EMIT nodeRemoved(change.nodeId); break;
-    case T::NodeMoved: Q_EMIT nodeMoved(change.nodeId); break;
-    case T::NodeParamsChanged: Q_EMIT nodeUpdated(change.nodeId); break;
+    case T::Reset:
+        Q_EMIT modelReset();
+        break;
+    case T::NodeAdded:
+        Q_EMIT nodeAdded(change.nodeId);
+        break;
+    case T::NodeRemoved:
+        Q_EMIT nodeRemoved(change.nodeId);
+        break;
+    case T::NodeMoved:
+        Q_EMIT nodeMoved(change.nodeId);
+        break;
+    case T::NodeParamsChanged:
+        Q_EMIT nodeUpdated(change.nodeId);
+        break;
     case T::NodeRenamed:
         m_badges.insert(change.nodeId, m_badges.take(change.oldNodeId));
         Q_EMIT nodeRenamed(change.oldNodeId, change.nodeId);
         break;
-    case T::EdgeAdded: Q_EMIT connectionAdded(toConnection(change.edge)); break;
-    case T::EdgeRemoved: Q_EMIT connectionRemoved(toConnection(change.edge)); break;
+    case T::EdgeAdded:
+        Q_EMIT connectionAdded(toConnection(change.edge));
+        break;
+    case T::EdgeRemoved:
+        Q_EMIT connectionRemoved(toConnection(change.edge));
+        break;
     }
 }
 

@@ -6,8 +6,8 @@
 
 #include <QFileInfo>
 #include <QObject>
-#include <QSaveFile>
 #include <QRegularExpression>
+#include <QSaveFile>
 
 namespace tideline::designer {
 

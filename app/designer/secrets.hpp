@@ -12,9 +12,9 @@ namespace tideline::designer {
 struct SecretFinding
 {
     std::string nodeId;
-    std::string param;    ///< "properties" or the secret param
-    std::string key;      ///< the property name inside `properties`, or ""
-    std::string envName;  ///< suggested variable, e.g. ORDERS_SASL_PASSWORD
+    std::string param;   ///< "properties" or the secret param
+    std::string key;     ///< the property name inside `properties`, or ""
+    std::string envName; ///< suggested variable, e.g. ORDERS_SASL_PASSWORD
     QString where() const;
 };
 

@@ -48,9 +48,9 @@ PastePlan planPaste(const PipelineSpec &target, const PipelineSpec &sub, QPointF
         if (!used(base))
             return base;
         std::string stem = base;
-        if (auto us = stem.find_last_of('_'); us != std::string::npos && us + 1 < stem.size()
-                                              && std::all_of(stem.begin() + long(us) + 1,
-                                                             stem.end(), ::isdigit))
+        if (auto us = stem.find_last_of('_');
+            us != std::string::npos && us + 1 < stem.size()
+            && std::all_of(stem.begin() + long(us) + 1, stem.end(), ::isdigit))
             stem.resize(us);
         for (int i = 2;; ++i)
             if (std::string c = stem + "_" + std::to_string(i); !used(c))

@@ -21,8 +21,12 @@
 
 namespace tideline::designer::test {
 
-inline void sendMouse(QWidget *w, QEvent::Type type, QPoint pos, Qt::MouseButton button,
-                      Qt::MouseButtons buttons, Qt::KeyboardModifiers mods = Qt::NoModifier)
+inline void sendMouse(QWidget *w,
+                      QEvent::Type type,
+                      QPoint pos,
+                      Qt::MouseButton button,
+                      Qt::MouseButtons buttons,
+                      Qt::KeyboardModifiers mods = Qt::NoModifier)
 {
     QMouseEvent e(type, QPointF(pos), w->mapToGlobal(QPointF(pos)), button, buttons, mods);
     QApplication::sendEvent(w, &e);
@@ -46,8 +50,8 @@ inline void dragOnCanvas(widgets::GraphView *view, QPointF from, QPointF to, int
     sendMouse(vp, QEvent::MouseButtonRelease, b, Qt::LeftButton, Qt::NoButton);
 }
 
-inline void clickOnCanvas(widgets::GraphView *view, QPointF at,
-                          Qt::KeyboardModifiers mods = Qt::NoModifier)
+inline void
+clickOnCanvas(widgets::GraphView *view, QPointF at, Qt::KeyboardModifiers mods = Qt::NoModifier)
 {
     QWidget *vp = view->viewport();
     const QPoint p = viewPos(view, at);
@@ -76,8 +80,11 @@ inline QPointF portPos(MainWindow &w, const QString &node, const QString &port, 
 }
 
 /// Drags from an output port to an input port with the mouse.
-inline void connectByMouse(MainWindow &w, const QString &from, const QString &fromPort,
-                           const QString &to, const QString &toPort)
+inline void connectByMouse(MainWindow &w,
+                           const QString &from,
+                           const QString &fromPort,
+                           const QString &to,
+                           const QString &toPort)
 {
     dragOnCanvas(w.view(), portPos(w, from, fromPort, false), portPos(w, to, toPort, true));
 }

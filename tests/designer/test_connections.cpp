@@ -2,7 +2,6 @@
 // feedback while dragging says so before the button is released.
 
 #include "designer_test_support.hpp"
-
 #include "pipeline_graph_model.hpp"
 
 #include <QSignalSpy>
@@ -45,7 +44,8 @@ class ConnectionsTest : public QObject
         // While hovering the target the scene already reported it as unacceptable.
         bool sawRefusal = false;
         for (const auto &args : feedback)
-            if (!args.at(1).toBool() && args.at(0).toString().contains(expected, Qt::CaseInsensitive))
+            if (!args.at(1).toBool()
+                && args.at(0).toString().contains(expected, Qt::CaseInsensitive))
                 sawRefusal = true;
         QVERIFY(sawRefusal);
     }
@@ -86,8 +86,7 @@ private Q_SLOTS:
     void wrongDirectionIsRefused()
     {
         // output -> output
-        refusedByMouse(portPos(*w, "wm", "out", false), portPos(*w, "f1", "out", false),
-                       "output");
+        refusedByMouse(portPos(*w, "wm", "out", false), portPos(*w, "f1", "out", false), "output");
         // input -> input (dragged from an input: asks for an edge into wm.in from f2.in)
         refusedByMouse(portPos(*w, "f1", "in", true), portPos(*w, "j", "left", true), "input");
     }

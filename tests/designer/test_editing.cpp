@@ -3,13 +3,12 @@
 // byte-identical file.
 
 #include "designer_test_support.hpp"
-
 #include "inspect/enum_field_editor.hpp"
 #include "inspect/object_list_field_editor.hpp"
 
 #include <QComboBox>
-#include <QPushButton>
 #include <QLabel>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTreeWidget>
 #include <QtTest>
@@ -51,9 +50,9 @@ private Q_SLOTS:
         // The event sequence a window system delivers: press, release, press, double-click,
         // release (QTest::mouseDClick skips the second press, which item views rely on).
         const QPoint at = tree->visualItemRect(item).center();
-        for (auto type : {QEvent::MouseButtonPress, QEvent::MouseButtonRelease,
-                          QEvent::MouseButtonPress, QEvent::MouseButtonDblClick,
-                          QEvent::MouseButtonRelease})
+        for (auto type :
+             {QEvent::MouseButtonPress, QEvent::MouseButtonRelease, QEvent::MouseButtonPress,
+              QEvent::MouseButtonDblClick, QEvent::MouseButtonRelease})
             sendMouse(tree->viewport(), type, at, Qt::LeftButton,
                       type == QEvent::MouseButtonRelease ? Qt::NoButton : Qt::LeftButton);
         QCOMPARE(doc.spec().nodes.size(), std::size_t(2));
@@ -114,7 +113,8 @@ private Q_SLOTS:
         QTest::mouseClick(aggs->addButton(), Qt::LeftButton);
         QCOMPARE(paramText(w, "window", "aggregates"), QStringLiteral("[{\"op\":\"count\"}]"));
         QCOMPARE(aggs->elementCount(), 1);
-        auto *asEdit = qobject_cast<QLineEdit *>(aggs->elementForm(0)->editor("as")->editorWidget());
+        auto *asEdit
+            = qobject_cast<QLineEdit *>(aggs->elementForm(0)->editor("as")->editorWidget());
         typeInto(asEdit, "clicks");
         QCOMPARE(paramText(w, "window", "aggregates"),
                  QStringLiteral("[{\"op\":\"count\",\"as\":\"clicks\"}]"));
@@ -140,8 +140,9 @@ private Q_SLOTS:
         while (doc.undoStack()->canRedo())
             doc.undoStack()->redo();
         QCOMPARE(doc.toJson(), built);
-        QCOMPARE(w.scene()->nodeItem("window")->pos(), QPointF(doc.spec().node("window")->ui["x"].get<double>(),
-                                                               doc.spec().node("window")->ui["y"].get<double>()));
+        QCOMPARE(w.scene()->nodeItem("window")->pos(),
+                 QPointF(doc.spec().node("window")->ui["x"].get<double>(),
+                         doc.spec().node("window")->ui["y"].get<double>()));
     }
 
     void invalidValuesAreMarkedWhileTyping()
@@ -158,7 +159,8 @@ private Q_SLOTS:
         QTest::keyClick(edit, Qt::Key_Backspace);
         QTest::keyClicks(edit, "-5");
         QVERIFY(count->isMarkedInvalid());
-        QVERIFY2(count->shownProblem().contains(QStringLiteral("≥ 0")), qPrintable(count->shownProblem()));
+        QVERIFY2(count->shownProblem().contains(QStringLiteral("≥ 0")),
+                 qPrintable(count->shownProblem()));
         QTest::keyClicks(edit, "x");
         QVERIFY(count->shownProblem().contains(QStringLiteral("whole number")));
         QTest::keyClick(edit, Qt::Key_Backspace);
@@ -191,7 +193,9 @@ private Q_SLOTS:
         QVERIFY2(w.document().openText(R"({"format":"tideline/1","name":"r","nodes":[
             {"id":"src","kind":"source.generator","params":{}},
             {"id":"wm","kind":"watermark","params":{"time_field":"event_time","max_out_of_orderness_ms":0}}],
-            "edges":[{"from":"src.out","to":"wm.in"}]})", QString(), &error), qPrintable(error));
+            "edges":[{"from":"src.out","to":"wm.in"}]})",
+                                       QString(), &error),
+                 qPrintable(error));
         w.scene()->selectNodes({"wm"});
         auto *idEdit = w.inspector()->idEdit();
         idEdit->setFocus();

@@ -2,7 +2,6 @@
 // diagnostics, and the Help > Examples menu offers it.
 
 #include "designer_test_support.hpp"
-
 #include "examples.hpp"
 
 #include <QDirIterator>
@@ -55,7 +54,8 @@ private Q_SLOTS:
         QCOMPARE(w.scene()->model().nodeIds().size(), qsizetype(w.document().spec().nodes.size()));
         for (const auto &id : w.scene()->model().nodeIds())
             QVERIFY(w.scene()->nodeItem(id));
-        QCOMPARE(qsizetype(w.document().spec().edges.size()), w.scene()->model().connections().size());
+        QCOMPARE(qsizetype(w.document().spec().edges.size()),
+                 w.scene()->model().connections().size());
     }
 
     void thereAreExamplesAndTheMenuListsThem()

@@ -1,9 +1,8 @@
 // Files: save/load round trip through the engine's writer, layout of files without `ui`,
 // the modified flag, recent files, and "Export for server" with secrets as ${env:...}.
 
-#include "designer_test_support.hpp"
-
 #include "auto_layout.hpp"
+#include "designer_test_support.hpp"
 #include "export_dialog.hpp"
 #include "recent_files.hpp"
 #include "secrets.hpp"
@@ -50,8 +49,12 @@ private Q_SLOTS:
         PipelineDocument doc;
         QString error;
         QVERIFY2(doc.openText(kNoLayout, QString(), &error), qPrintable(error));
-        auto x = [&](const char *id) { return doc.spec().node(id)->ui["x"].get<int>(); };
-        auto y = [&](const char *id) { return doc.spec().node(id)->ui["y"].get<int>(); };
+        auto x = [&](const char *id) {
+            return doc.spec().node(id)->ui["x"].get<int>();
+        };
+        auto y = [&](const char *id) {
+            return doc.spec().node(id)->ui["y"].get<int>();
+        };
         QVERIFY(x("gen") < x("wm"));
         QVERIFY(x("wm") < x("win"));
         QVERIFY(x("win") < x("sink"));
@@ -105,7 +108,9 @@ private Q_SLOTS:
             {"id":"orders","kind":"source.kafka","params":{"bootstrap_servers":"b:9092","topic":"t",
               "properties":{"sasl.password":"hunter2","client.id":"designer","ssl.key.password":"${env:KEYPW}"}}},
             {"id":"out","kind":"sink.console","params":{}}],
-            "edges":[{"from":"orders.out","to":"out.in"}]})", QString(), &error), qPrintable(error));
+            "edges":[{"from":"orders.out","to":"out.in"}]})",
+                              QString(), &error),
+                 qPrintable(error));
         const auto findings = findLiteralSecrets(doc.spec());
         QCOMPARE(findings.size(), std::size_t(1));
         QCOMPARE(findings[0].key, std::string("sasl.password"));
@@ -137,7 +142,8 @@ private Q_SLOTS:
         QVERIFY(loadSpec(out.toStdString()).spec.has_value());
         QVERIFY(doc.toJson().find("hunter2") != std::string::npos);
 
-        QCOMPARE(runCommand("/srv/my pipes/a.json"), QStringLiteral("tideline-run '/srv/my pipes/a.json'"));
+        QCOMPARE(runCommand("/srv/my pipes/a.json"),
+                 QStringLiteral("tideline-run '/srv/my pipes/a.json'"));
     }
 };
 

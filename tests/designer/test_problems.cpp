@@ -2,7 +2,6 @@
 // and focuses the field; fixing it in the inspector clears it.
 
 #include "designer_test_support.hpp"
-
 #include "problems/problems_panel.hpp"
 
 #include <QTreeWidget>
@@ -46,7 +45,8 @@ private Q_SLOTS:
         QTreeWidget *list = panel->list();
         QTreeWidgetItem *item = list->topLevelItem(row);
         list->scrollToItem(item);
-        QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, list->visualItemRect(item).center());
+        QTest::mouseClick(list->viewport(), Qt::LeftButton, {},
+                          list->visualItemRect(item).center());
         QCOMPARE(w.scene()->selectedNodeIds(), QStringList{"per_user"});
         QCOMPARE(w.inspector()->nodeId(), QStringLiteral("per_user"));
         auto *sizeEditor = w.inspector()->form()->editor("size_ms");

@@ -55,8 +55,8 @@ void ConnectionItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, 
         painter->drawPath(path());
         c = c.lighter(130);
     }
-    painter->setPen(QPen(c, 2.5, m_role == PortRole::Data ? Qt::SolidLine : Qt::DashLine,
-                         Qt::RoundCap));
+    painter->setPen(
+        QPen(c, 2.5, m_role == PortRole::Data ? Qt::SolidLine : Qt::DashLine, Qt::RoundCap));
     painter->setBrush(Qt::NoBrush);
     painter->drawPath(path());
 }

@@ -292,8 +292,8 @@ void GraphScene::keyPressEvent(QKeyEvent *event)
 
 // --- connecting -----------------------------------------------------------------------------
 
-ConnectionId GraphScene::makeConnection(const QString &node, const QString &port,
-                                        bool isInput) const
+ConnectionId
+GraphScene::makeConnection(const QString &node, const QString &port, bool isInput) const
 {
     // The dragged-from end keeps its role: dragging from an input asks for an edge *into* it.
     // Same-direction pairs are passed through as they are so that the model names the problem.
@@ -347,8 +347,7 @@ void GraphScene::updateDraft(const QPointF &scenePos)
         const bool ok = t.reason.isEmpty();
         colour = ok ? style::accepted() : style::errorColor();
         message = ok ? tr("Connect %1").arg(t.id.toString()) : t.reason;
-        if (auto *n = m_nodes.value(m_draftFromInput ? t.id.fromNode : t.id.toNode);
-            n && ok)
+        if (auto *n = m_nodes.value(m_draftFromInput ? t.id.fromNode : t.id.toNode); n && ok)
             end = m_draftFromInput ? n->portScenePos(t.id.fromPort, false)
                                    : n->portScenePos(t.id.toPort, true);
     }

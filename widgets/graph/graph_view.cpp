@@ -114,8 +114,7 @@ void GraphView::wheelEvent(QWheelEvent *event)
 
 void GraphView::mousePressEvent(QMouseEvent *event)
 {
-    if (event->button() == Qt::MiddleButton
-        || (event->button() == Qt::LeftButton && m_spaceHeld)) {
+    if (event->button() == Qt::MiddleButton || (event->button() == Qt::LeftButton && m_spaceHeld)) {
         m_panning = true;
         m_panLast = event->position().toPoint();
         viewport()->setCursor(Qt::ClosedHandCursor);

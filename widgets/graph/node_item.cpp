@@ -59,9 +59,8 @@ QRectF NodeItem::boundingRect() const
 QPainterPath NodeItem::shape() const
 {
     QPainterPath path;
-    path.addRoundedRect(QRectF(-style::kPortRadius, 0, style::kNodeWidth + 2 * style::kPortRadius,
-                               height()),
-                        6, 6);
+    path.addRoundedRect(
+        QRectF(-style::kPortRadius, 0, style::kNodeWidth + 2 * style::kPortRadius, height()), 6, 6);
     return path;
 }
 
@@ -142,11 +141,13 @@ void NodeItem::paintDetailed(QPainter *painter)
     painter->setBrush(style::nodeBody());
     painter->drawRoundedRect(body, 6, 6);
 
-    QPainterPath headerPath;
-    headerPath.addRoundedRect(QRectF(0, 0, body.width(), style::kHeaderHeight), 6, 6);
-    headerPath.addRect(QRectF(0, style::kHeaderHeight - 8, body.width(), 8));
+    // Header = the body's rounded outline cut at the header height (rounded top corners only).
+    QPainterPath outline;
+    outline.addRoundedRect(body, 6, 6);
+    QPainterPath top;
+    top.addRect(QRectF(0, 0, body.width(), style::kHeaderHeight));
     painter->setBrush(header);
-    painter->drawPath(headerPath.simplified());
+    painter->drawPath(outline.intersected(top));
 
     // Border: selection wins, then error, then warning.
     QPen border(style::nodeBorder(), 1.2);
@@ -169,8 +170,9 @@ void NodeItem::paintDetailed(QPainter *painter)
     painter->setFont(idFont);
     painter->setPen(style::textPrimary());
     const QRectF idRect(10, 5, body.width() - 20 - badgeSpace, 20);
-    painter->drawText(idRect, Qt::AlignLeft | Qt::AlignVCenter,
-                      QFontMetricsF(idFont).elidedText(m_visual.id, Qt::ElideRight, idRect.width()));
+    painter->drawText(
+        idRect, Qt::AlignLeft | Qt::AlignVCenter,
+        QFontMetricsF(idFont).elidedText(m_visual.id, Qt::ElideRight, idRect.width()));
     painter->setFont(kindFont);
     painter->setPen(QColor(255, 255, 255, 190));
     painter->drawText(QRectF(10, 24, body.width() - 20, 16), Qt::AlignLeft | Qt::AlignVCenter,
@@ -180,7 +182,7 @@ void NodeItem::paintDetailed(QPainter *painter)
         const QRectF b(body.width() - 30, 9, 20, 20);
         painter->setPen(QPen(QColor(0, 0, 0, 90), 1));
         painter->setBrush(m_visual.badge == NodeBadge::Error ? style::errorColor()
-                                                              : style::warningColor());
+                                                             : style::warningColor());
         painter->drawEllipse(b);
         QFont bf = idFont;
         bf.setPointSizeF(10);
@@ -210,9 +212,9 @@ void NodeItem::paintDetailed(QPainter *painter)
     if (!m_visual.summary.isEmpty()) {
         painter->setPen(style::textSecondary());
         const QRectF sr(10, body.height() - 24, body.width() - 20, 18);
-        painter->drawText(sr, Qt::AlignLeft | Qt::AlignVCenter,
-                          QFontMetricsF(portFont).elidedText(m_visual.summary, Qt::ElideRight,
-                                                             sr.width()));
+        painter->drawText(
+            sr, Qt::AlignLeft | Qt::AlignVCenter,
+            QFontMetricsF(portFont).elidedText(m_visual.summary, Qt::ElideRight, sr.width()));
     }
 }
 

@@ -16,8 +16,8 @@ EnumFieldEditor::EnumFieldEditor(const FieldDescriptor &d, QWidget *parent)
     rebuild(QString());
     connect(m_combo, &QComboBox::activated, this, [this](int index) {
         const QVariant item = m_combo->itemData(index);
-        const QJsonValue v = item.isNull() ? QJsonValue(QJsonValue::Null)
-                                           : QJsonValue(item.toString());
+        const QJsonValue v
+            = item.isNull() ? QJsonValue(QJsonValue::Null) : QJsonValue(item.toString());
         setLocalError(checkFieldValue(descriptor(), v));
         if (v == m_value)
             return;

@@ -18,15 +18,18 @@ QString fieldText(const FieldDescriptor &d, const QJsonValue &value)
 {
     switch (value.type()) {
     case QJsonValue::Null:
-    case QJsonValue::Undefined: return {};
-    case QJsonValue::Bool: return value.toBool() ? QStringLiteral("true") : QStringLiteral("false");
+    case QJsonValue::Undefined:
+        return {};
+    case QJsonValue::Bool:
+        return value.toBool() ? QStringLiteral("true") : QStringLiteral("false");
     case QJsonValue::Double: {
         const double v = value.toDouble();
         if (d.type == FieldType::Int || (std::floor(v) == v && std::abs(v) < 9.0e15))
             return QString::number(qint64(v));
         return QString::number(v, 'g', 15);
     }
-    case QJsonValue::String: return value.toString();
+    case QJsonValue::String:
+        return value.toString();
     case QJsonValue::Array: {
         QStringList parts;
         const auto arr = value.toArray();
@@ -106,7 +109,8 @@ QJsonValue parseFieldText(const FieldDescriptor &d, const QString &rawText, QStr
         }
         return obj;
     }
-    default: return text;
+    default:
+        return text;
     }
 }
 
@@ -116,7 +120,9 @@ QString checkFieldValue(const FieldDescriptor &d, const QJsonValue &value)
         return d.required && d.defaultValue.isNull() ? QObject::tr("required") : QString();
     if (d.type == FieldType::Int || d.type == FieldType::Number) {
         const double v = value.toDouble();
-        auto num = [](double x) { return QString::number(x, 'g', 15); };
+        auto num = [](double x) {
+            return QString::number(x, 'g', 15);
+        };
         if (d.min && v < *d.min)
             return QObject::tr("must be ≥ %1").arg(num(*d.min));
         if (d.max && v > *d.max)

@@ -18,13 +18,19 @@ namespace tideline::widgets {
 FieldEditor *FieldEditor::create(const FieldDescriptor &d, QWidget *parent)
 {
     switch (d.type) {
-    case FieldType::Bool: return new BoolFieldEditor(d, parent);
-    case FieldType::Enum: return new EnumFieldEditor(d, parent);
+    case FieldType::Bool:
+        return new BoolFieldEditor(d, parent);
+    case FieldType::Enum:
+        return new EnumFieldEditor(d, parent);
     case FieldType::ExprMap:
-    case FieldType::StringMap: return new MapFieldEditor(d, parent);
-    case FieldType::Object: return new ObjectFieldEditor(d, parent);
-    case FieldType::ObjectList: return new ObjectListFieldEditor(d, parent);
-    default: return new LineFieldEditor(d, parent);
+    case FieldType::StringMap:
+        return new MapFieldEditor(d, parent);
+    case FieldType::Object:
+        return new ObjectFieldEditor(d, parent);
+    case FieldType::ObjectList:
+        return new ObjectListFieldEditor(d, parent);
+    default:
+        return new LineFieldEditor(d, parent);
     }
 }
 
@@ -47,9 +53,8 @@ FieldEditor::FieldEditor(const FieldDescriptor &descriptor, QWidget *parent)
         && descriptor.type != FieldType::Bool) {
         QString def = descriptor.defaultValue.isString()
                           ? descriptor.defaultValue.toString()
-                          : QString::fromUtf8(
-                                QJsonDocument(QJsonArray{descriptor.defaultValue}).toJson(
-                                    QJsonDocument::Compact))
+                          : QString::fromUtf8(QJsonDocument(QJsonArray{descriptor.defaultValue})
+                                                  .toJson(QJsonDocument::Compact))
                                 .mid(1)
                                 .chopped(1);
         if (!def.isEmpty())

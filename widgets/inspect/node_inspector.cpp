@@ -113,8 +113,7 @@ void NodeInspector::showNothing(const QString &message)
     m_stack->setCurrentIndex(0);
 }
 
-void NodeInspector::setProblems(const QHash<QString, QString> &problems,
-                                const QString &nodeProblem)
+void NodeInspector::setProblems(const QHash<QString, QString> &problems, const QString &nodeProblem)
 {
     m_form->setProblems(problems);
     m_nodeProblem->setText(nodeProblem);

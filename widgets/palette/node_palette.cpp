@@ -116,8 +116,9 @@ void NodePalette::setEntries(const QList<PaletteEntry> &entries)
         }
         auto *item = new QTreeWidgetItem(group, {e.displayName});
         item->setData(0, kKindRole, e.kind);
-        item->setToolTip(0, QStringLiteral("<b>%1</b> <code>%2</code><br>%3")
-                                .arg(e.displayName.toHtmlEscaped(), e.kind, e.help.toHtmlEscaped()));
+        item->setToolTip(0,
+                         QStringLiteral("<b>%1</b> <code>%2</code><br>%3")
+                             .arg(e.displayName.toHtmlEscaped(), e.kind, e.help.toHtmlEscaped()));
         item->setIcon(0, swatch(style::categoryColor(e.category)));
         item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemIsDragEnabled);
     }
@@ -149,11 +150,10 @@ void NodePalette::applyFilter()
         int visible = 0;
         for (int j = 0; j < group->childCount(); ++j) {
             auto *item = group->child(j);
-            const bool match = needle.isEmpty()
-                               || item->text(0).contains(needle, Qt::CaseInsensitive)
-                               || item->data(0, kKindRole).toString().contains(needle,
-                                                                              Qt::CaseInsensitive)
-                               || group->text(0).contains(needle, Qt::CaseInsensitive);
+            const bool match
+                = needle.isEmpty() || item->text(0).contains(needle, Qt::CaseInsensitive)
+                  || item->data(0, kKindRole).toString().contains(needle, Qt::CaseInsensitive)
+                  || group->text(0).contains(needle, Qt::CaseInsensitive);
             item->setHidden(!match);
             visible += match ? 1 : 0;
         }

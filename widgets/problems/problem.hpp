@@ -8,9 +8,9 @@ namespace tideline::widgets {
 struct Problem
 {
     bool error = true;
-    QString nodeId;  ///< "" for file-level problems
-    QString param;   ///< field to focus, or ""
-    QString path;    ///< JSON path, e.g. nodes[2].params.size_ms
+    QString nodeId; ///< "" for file-level problems
+    QString param;  ///< field to focus, or ""
+    QString path;   ///< JSON path, e.g. nodes[2].params.size_ms
     QString message;
 };
 

@@ -3,10 +3,10 @@
 //   tideline-designer-bench [--nodes N] [--frames F]
 // Frames are rendered by grabbing the canvas viewport (a full QGraphicsView paint each).
 
+#include "commands/set_param_command.hpp"
 #include "graph/graph_view.hpp"
 #include "main_window.hpp"
 #include "pipeline_document.hpp"
-#include "commands/set_param_command.hpp"
 #include "theme.hpp"
 
 #include <tideline/engine/spec.hpp>
@@ -33,7 +33,8 @@ PipelineSpec generate(int nodes)
     const int chains = std::max(1, nodes / 5);
     for (int c = 0; c < chains; ++c) {
         const std::string s = std::to_string(c);
-        spec.nodes.push_back({"gen_" + s, "source.generator", Json{{"count", 1000}, {"seed", c}}, Json()});
+        spec.nodes.push_back(
+            {"gen_" + s, "source.generator", Json{{"count", 1000}, {"seed", c}}, Json()});
         spec.nodes.push_back({"wm_" + s, "watermark",
                               Json{{"time_field", "event_time"}, {"max_out_of_orderness_ms", 5000}},
                               Json()});
@@ -41,10 +42,13 @@ PipelineSpec generate(int nodes)
         Json agg = Json::array();
         agg.push_back(Json{{"op", "count"}, {"as", "n"}});
         spec.nodes.push_back({"win_" + s, "window",
-                              Json{{"type", "tumbling"}, {"size_ms", 60000}, {"key", Json::array({"user_id"})},
+                              Json{{"type", "tumbling"},
+                                   {"size_ms", 60000},
+                                   {"key", Json::array({"user_id"})},
                                    {"aggregates", agg}},
                               Json()});
-        spec.nodes.push_back({"out_" + s, "sink.file", Json{{"path", "out/" + s + ".jsonl"}}, Json()});
+        spec.nodes.push_back(
+            {"out_" + s, "sink.file", Json{{"path", "out/" + s + ".jsonl"}}, Json()});
         spec.edges.push_back({{"gen_" + s, "out"}, {"wm_" + s, "in"}});
         spec.edges.push_back({{"wm_" + s, "out"}, {"keep_" + s, "in"}});
         spec.edges.push_back({{"keep_" + s, "out"}, {"win_" + s, "in"}});

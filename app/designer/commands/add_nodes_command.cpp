@@ -13,7 +13,8 @@ AddNodesCommand::AddNodesCommand(PipelineDocument &doc,
     , m_doc(doc)
     , m_nodes(std::move(nodes))
     , m_edges(std::move(edges))
-{}
+{
+}
 
 void AddNodesCommand::redo()
 {

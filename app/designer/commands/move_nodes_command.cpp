@@ -24,10 +24,10 @@ MoveNodesCommand::MoveNodesCommand(PipelineDocument &doc,
         const NodeSpec *n = doc.spec().node(id);
         m_oldUi.push_back(n ? n->ui : Json());
     }
-    setText(m_ids.size() == 1 ? QCoreApplication::translate("Commands", "Move %1")
-                                    .arg(QString::fromStdString(m_ids.front()))
-                              : QCoreApplication::translate("Commands", "Move %1 nodes")
-                                    .arg(m_ids.size()));
+    setText(m_ids.size() == 1
+                ? QCoreApplication::translate("Commands", "Move %1")
+                      .arg(QString::fromStdString(m_ids.front()))
+                : QCoreApplication::translate("Commands", "Move %1 nodes").arg(m_ids.size()));
 }
 
 void MoveNodesCommand::redo()

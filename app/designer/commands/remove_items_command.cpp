@@ -22,10 +22,11 @@ RemoveItemsCommand::RemoveItemsCommand(PipelineDocument &doc,
                                     : QCoreApplication::translate("Commands", "Disconnect %1 edges")
                                           .arg(m_edges.size()));
     else
-        setText(m_nodeIds.size() == 1
-                    ? QCoreApplication::translate("Commands", "Delete %1")
-                          .arg(QString::fromStdString(m_nodeIds.front()))
-                    : QCoreApplication::translate("Commands", "Delete %1 nodes").arg(m_nodeIds.size()));
+        setText(
+            m_nodeIds.size() == 1
+                ? QCoreApplication::translate("Commands", "Delete %1")
+                      .arg(QString::fromStdString(m_nodeIds.front()))
+                : QCoreApplication::translate("Commands", "Delete %1 nodes").arg(m_nodeIds.size()));
 }
 
 void RemoveItemsCommand::redo()

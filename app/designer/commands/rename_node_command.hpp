@@ -1,8 +1,8 @@
 #pragma once
 
-#include <string>
-
 #include <QUndoCommand>
+
+#include <string>
 
 namespace tideline::designer {
 

@@ -6,11 +6,8 @@
 
 namespace tideline::designer {
 
-SetParamCommand::SetParamCommand(PipelineDocument &doc,
-                                 std::string nodeId,
-                                 std::string param,
-                                 Json value,
-                                 QUndoCommand *parent)
+SetParamCommand::SetParamCommand(
+    PipelineDocument &doc, std::string nodeId, std::string param, Json value, QUndoCommand *parent)
     : QUndoCommand(parent)
     , m_doc(doc)
     , m_nodeId(std::move(nodeId))
