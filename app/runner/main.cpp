@@ -4,6 +4,7 @@
 #include "log.hpp"
 #include "metrics_server.hpp"
 
+#include <tideline/engine/catalog_markdown.hpp>
 #include <tideline/engine/job.hpp>
 #include <tideline/engine/metrics_json.hpp>
 #include <tideline/engine/validate.hpp>
@@ -59,6 +60,10 @@ int main(int argc, char **argv)
     }
     if (opt.version) {
         std::cout << "tideline-run " << TIDELINE_VERSION << " (pipeline format tideline/1)\n";
+        return 0;
+    }
+    if (opt.describe) {
+        std::cout << catalogMarkdown();
         return 0;
     }
     if (!usageError.empty()) {

@@ -38,8 +38,11 @@ std::string runMetricsLine(const observe::MetricsSnapshot &s)
     j["records_read"] = s.recordsRead;
     if (s.lastCheckpoint) {
         const auto &c = *s.lastCheckpoint;
-        j["checkpoint"] = Json{{"id", c.id}, {"status", c.status}, {"duration_ms", c.durationMs},
-                               {"bytes", c.bytes}, {"time", c.timeMs}};
+        j["checkpoint"] = Json{{"id", c.id},
+                               {"status", c.status},
+                               {"duration_ms", c.durationMs},
+                               {"bytes", c.bytes},
+                               {"time", c.timeMs}};
         if (!c.failureCause.empty())
             j["checkpoint"]["failure_cause"] = c.failureCause;
     } else {

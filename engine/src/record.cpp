@@ -23,12 +23,17 @@ std::string_view topSegment(std::string_view path)
 int typeRank(ValueType t)
 {
     switch (t) {
-    case ValueType::Null: return 0;
-    case ValueType::Bool: return 1;
+    case ValueType::Null:
+        return 0;
+    case ValueType::Bool:
+        return 1;
     case ValueType::Int:
-    case ValueType::Double: return 2;
-    case ValueType::String: return 3;
-    case ValueType::Raw: return 4;
+    case ValueType::Double:
+        return 2;
+    case ValueType::String:
+        return 3;
+    case ValueType::Raw:
+        return 4;
     }
     return 5;
 }
@@ -46,11 +51,13 @@ thread_local BufferPool t_pool;
 
 Record::~Record()
 {
-    if (m_fields.capacity() != 0 && m_fields.capacity() <= 64 && t_pool.fields.size() < BufferPool::kMax) {
+    if (m_fields.capacity() != 0 && m_fields.capacity() <= 64
+        && t_pool.fields.size() < BufferPool::kMax) {
         m_fields.clear();
         t_pool.fields.push_back(std::move(m_fields));
     }
-    if (m_arena.capacity() > 15 && m_arena.capacity() <= 4096 && t_pool.arenas.size() < BufferPool::kMax) {
+    if (m_arena.capacity() > 15 && m_arena.capacity() <= 4096
+        && t_pool.arenas.size() < BufferPool::kMax) {
         m_arena.clear();
         t_pool.arenas.push_back(std::move(m_arena));
     }
@@ -78,11 +85,15 @@ bool valuesEqual(const Value &a, const Value &b)
     if (a.type != b.type)
         return false;
     switch (a.type) {
-    case ValueType::Null: return true;
-    case ValueType::Bool: return a.b == b.b;
+    case ValueType::Null:
+        return true;
+    case ValueType::Bool:
+        return a.b == b.b;
     case ValueType::String:
-    case ValueType::Raw: return a.s == b.s;
-    default: return false;
+    case ValueType::Raw:
+        return a.s == b.s;
+    default:
+        return false;
     }
 }
 
@@ -92,8 +103,10 @@ int compareValues(const Value &a, const Value &b)
     if (ra != rb)
         return ra < rb ? -1 : 1;
     switch (a.type) {
-    case ValueType::Null: return 0;
-    case ValueType::Bool: return a.b == b.b ? 0 : (a.b ? 1 : -1);
+    case ValueType::Null:
+        return 0;
+    case ValueType::Bool:
+        return a.b == b.b ? 0 : (a.b ? 1 : -1);
     case ValueType::Int:
     case ValueType::Double:
         if (a.type == ValueType::Int && b.type == ValueType::Int)
@@ -117,12 +130,21 @@ Value Record::valueAt(std::size_t idx) const
     Value v;
     v.type = f.type;
     switch (f.type) {
-    case ValueType::Null: break;
-    case ValueType::Bool: v.b = f.b; break;
-    case ValueType::Int: v.i = f.i; break;
-    case ValueType::Double: v.d = f.d; break;
+    case ValueType::Null:
+        break;
+    case ValueType::Bool:
+        v.b = f.b;
+        break;
+    case ValueType::Int:
+        v.i = f.i;
+        break;
+    case ValueType::Double:
+        v.d = f.d;
+        break;
     case ValueType::String:
-    case ValueType::Raw: v.s = std::string_view(m_arena.data() + f.s.off, f.s.len); break;
+    case ValueType::Raw:
+        v.s = std::string_view(m_arena.data() + f.s.off, f.s.len);
+        break;
     }
     return v;
 }
@@ -132,7 +154,8 @@ int Record::indexOf(std::string_view path) const
     const char *base = m_arena.data();
     for (std::size_t i = 0; i < m_fields.size(); ++i) {
         const Field &f = m_fields[i];
-        if (f.nameLen == path.size() && std::memcmp(base + f.nameOff, path.data(), path.size()) == 0)
+        if (f.nameLen == path.size()
+            && std::memcmp(base + f.nameOff, path.data(), path.size()) == 0)
             return static_cast<int>(i);
     }
     return -1;
@@ -171,11 +194,20 @@ static void fillValue(Record::Field &f, const Value &v)
 {
     f.type = v.type;
     switch (v.type) {
-    case ValueType::Null: f.i = 0; break;
-    case ValueType::Bool: f.b = v.b; break;
-    case ValueType::Int: f.i = v.i; break;
-    case ValueType::Double: f.d = v.d; break;
-    default: break;
+    case ValueType::Null:
+        f.i = 0;
+        break;
+    case ValueType::Bool:
+        f.b = v.b;
+        break;
+    case ValueType::Int:
+        f.i = v.i;
+        break;
+    case ValueType::Double:
+        f.d = v.d;
+        break;
+    default:
+        break;
     }
 }
 

@@ -14,7 +14,10 @@ namespace dom = simdjson::dom;
 
 struct RecordParser::Impl
 {
-    explicit Impl(std::size_t maxBytes) : parser(maxBytes + 64) {}
+    explicit Impl(std::size_t maxBytes)
+        : parser(maxBytes + 64)
+    {
+    }
     // Note: simdjson 3.0.1's set_max_capacity() clamps to 32 bytes (inverted test), so the
     // capacity limit is only ever given through the constructor.
     dom::parser parser;
@@ -39,14 +42,22 @@ namespace {
 const char *describe(simdjson::error_code e)
 {
     switch (e) {
-    case simdjson::DEPTH_ERROR: return "nested too deeply";
-    case simdjson::INCORRECT_TYPE: return "not a JSON object";
-    case simdjson::TAPE_ERROR: return "malformed JSON";
-    case simdjson::UNCLOSED_STRING: return "malformed JSON (unclosed string)";
-    case simdjson::UTF8_ERROR: return "invalid UTF-8";
-    case simdjson::EMPTY: return "empty line";
-    case simdjson::NUMBER_ERROR: return "malformed number";
-    default: return simdjson::error_message(e);
+    case simdjson::DEPTH_ERROR:
+        return "nested too deeply";
+    case simdjson::INCORRECT_TYPE:
+        return "not a JSON object";
+    case simdjson::TAPE_ERROR:
+        return "malformed JSON";
+    case simdjson::UNCLOSED_STRING:
+        return "malformed JSON (unclosed string)";
+    case simdjson::UTF8_ERROR:
+        return "invalid UTF-8";
+    case simdjson::EMPTY:
+        return "empty line";
+    case simdjson::NUMBER_ERROR:
+        return "malformed number";
+    default:
+        return simdjson::error_message(e);
     }
 }
 
@@ -72,19 +83,33 @@ void parseObject(dom::object obj, std::string &prefix, Record &out)
 void parseElement(dom::element v, std::string &prefix, Record &out)
 {
     switch (v.type()) {
-    case dom::element_type::OBJECT: parseObject(dom::object(v), prefix, out); return;
+    case dom::element_type::OBJECT:
+        parseObject(dom::object(v), prefix, out);
+        return;
     case dom::element_type::ARRAY: {
         // Arrays are kept as compact JSON text; rare in events, so minify's allocation is fine.
         std::string text = simdjson::minify(v);
         out.append(prefix, Value::raw(text));
         return;
     }
-    case dom::element_type::INT64: out.append(prefix, Value::integer(int64_t(v))); return;
-    case dom::element_type::UINT64: out.append(prefix, Value::number(double(uint64_t(v)))); return;
-    case dom::element_type::DOUBLE: out.append(prefix, Value::number(double(v))); return;
-    case dom::element_type::STRING: out.append(prefix, Value::string(std::string_view(v))); return;
-    case dom::element_type::BOOL: out.append(prefix, Value::boolean(bool(v))); return;
-    case dom::element_type::NULL_VALUE: out.append(prefix, Value::null()); return;
+    case dom::element_type::INT64:
+        out.append(prefix, Value::integer(int64_t(v)));
+        return;
+    case dom::element_type::UINT64:
+        out.append(prefix, Value::number(double(uint64_t(v))));
+        return;
+    case dom::element_type::DOUBLE:
+        out.append(prefix, Value::number(double(v)));
+        return;
+    case dom::element_type::STRING:
+        out.append(prefix, Value::string(std::string_view(v)));
+        return;
+    case dom::element_type::BOOL:
+        out.append(prefix, Value::boolean(bool(v)));
+        return;
+    case dom::element_type::NULL_VALUE:
+        out.append(prefix, Value::null());
+        return;
     }
 }
 
@@ -126,13 +151,27 @@ void appendJsonString(std::string_view s, std::string &out)
         out.append(s.data() + start, i - start);
         start = i + 1;
         switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        case '\b': out += "\\b"; break;
-        case '\f': out += "\\f"; break;
+        case '"':
+            out += "\\\"";
+            break;
+        case '\\':
+            out += "\\\\";
+            break;
+        case '\n':
+            out += "\\n";
+            break;
+        case '\r':
+            out += "\\r";
+            break;
+        case '\t':
+            out += "\\t";
+            break;
+        case '\b':
+            out += "\\b";
+            break;
+        case '\f':
+            out += "\\f";
+            break;
         default:
             out += "\\u00";
             out += hex[c >> 4];
@@ -147,8 +186,12 @@ void appendJsonValue(const Value &v, std::string &out)
 {
     char buf[32];
     switch (v.type) {
-    case ValueType::Null: out += "null"; break;
-    case ValueType::Bool: out += v.b ? "true" : "false"; break;
+    case ValueType::Null:
+        out += "null";
+        break;
+    case ValueType::Bool:
+        out += v.b ? "true" : "false";
+        break;
     case ValueType::Int: {
         auto r = std::to_chars(buf, buf + sizeof buf, v.i);
         out.append(buf, r.ptr);
@@ -167,8 +210,12 @@ void appendJsonValue(const Value &v, std::string &out)
             out += ".0";
         break;
     }
-    case ValueType::String: appendJsonString(v.s, out); break;
-    case ValueType::Raw: out += v.s; break;
+    case ValueType::String:
+        appendJsonString(v.s, out);
+        break;
+    case ValueType::Raw:
+        out += v.s;
+        break;
     }
 }
 
@@ -364,8 +411,11 @@ void appendCsvRow(const Record &record, const std::vector<std::string> &columns,
             continue;
         Value v = record.valueAt(static_cast<std::size_t>(idx));
         switch (v.type) {
-        case ValueType::Null: break;
-        case ValueType::String: appendCsvCell(v.s, out); break;
+        case ValueType::Null:
+            break;
+        case ValueType::String:
+            appendCsvCell(v.s, out);
+            break;
         default:
             tmp.clear();
             appendJsonValue(v, tmp);

@@ -87,8 +87,8 @@ std::string checkJsonShape(std::string_view text, std::size_t maxBytes, int maxD
             inString = true;
         else if (c == '{' || c == '[') {
             if (++depth > maxDepth)
-                return "nested deeper than " + std::to_string(maxDepth)
-                       + " levels (at byte " + std::to_string(i) + ")";
+                return "nested deeper than " + std::to_string(maxDepth) + " levels (at byte "
+                       + std::to_string(i) + ")";
         } else if (c == '}' || c == ']')
             --depth;
     }
@@ -110,8 +110,11 @@ std::vector<std::string> keysOf(std::initializer_list<const char *> l)
     return {l.begin(), l.end()};
 }
 
-void unknownKey(std::vector<Diagnostic> &out, const std::string &path, const std::string &key,
-                const std::vector<std::string> &valid, int nodeIndex = -1,
+void unknownKey(std::vector<Diagnostic> &out,
+                const std::string &path,
+                const std::string &key,
+                const std::vector<std::string> &valid,
+                int nodeIndex = -1,
                 const std::string &nodeId = {})
 {
     Diagnostic d;
@@ -171,7 +174,8 @@ LoadResult parseSpec(std::string_view text, ParseLimits limits)
         return r;
     }
     auto &diags = r.diagnostics;
-    const auto topKeys = keysOf({"format", "name", "description", "settings", "nodes", "edges", "ui"});
+    const auto topKeys
+        = keysOf({"format", "name", "description", "settings", "nodes", "edges", "ui"});
     PipelineSpec spec;
     bool shapeOk = true;
     for (auto it = root.begin(); it != root.end(); ++it)
@@ -206,8 +210,9 @@ LoadResult parseSpec(std::string_view text, ParseLimits limits)
         spec.ui = root["ui"];
 
     if (!root.contains("nodes") || !root["nodes"].is_array()) {
-        diags.push_back(fileError("nodes", root.contains("nodes") ? "must be an array of nodes"
-                                                                 : "missing; add \"nodes\": [...]"));
+        diags.push_back(fileError("nodes", root.contains("nodes")
+                                               ? "must be an array of nodes"
+                                               : "missing; add \"nodes\": [...]"));
         shapeOk = false;
     } else {
         const auto nodeKeys = keysOf({"id", "kind", "params", "ui"});
@@ -278,16 +283,16 @@ LoadResult parseSpec(std::string_view text, ParseLimits limits)
                 bool good = true;
                 for (const char *end : {"from", "to"}) {
                     if (!je.contains(end) || !je[end].is_string()) {
-                        diags.push_back(fileError(path + "." + end,
-                                                  "must be a string \"node.port\""));
+                        diags.push_back(
+                            fileError(path + "." + end, "must be a string \"node.port\""));
                         good = false;
                         continue;
                     }
                     auto ep = Endpoint::parse(je[end].get<std::string>());
                     if (!ep) {
-                        diags.push_back(fileError(path + "." + end,
-                                                  "`" + je[end].get<std::string>()
-                                                      + "` is not \"node.port\" (e.g. \"wm.out\")"));
+                        diags.push_back(fileError(
+                            path + "." + end, "`" + je[end].get<std::string>()
+                                                  + "` is not \"node.port\" (e.g. \"wm.out\")"));
                         good = false;
                         continue;
                     }

@@ -6,12 +6,21 @@ void StateWriter::value(const Value &v)
 {
     u8(static_cast<std::uint8_t>(v.type));
     switch (v.type) {
-    case ValueType::Null: break;
-    case ValueType::Bool: u8(v.b ? 1 : 0); break;
-    case ValueType::Int: i64(v.i); break;
-    case ValueType::Double: f64(v.d); break;
+    case ValueType::Null:
+        break;
+    case ValueType::Bool:
+        u8(v.b ? 1 : 0);
+        break;
+    case ValueType::Int:
+        i64(v.i);
+        break;
+    case ValueType::Double:
+        f64(v.d);
+        break;
     case ValueType::String:
-    case ValueType::Raw: str(v.s); break;
+    case ValueType::Raw:
+        str(v.s);
+        break;
     }
 }
 
@@ -48,10 +57,18 @@ void StateReader::record(Record &r)
         std::string name = str();
         auto type = static_cast<ValueType>(u8());
         switch (type) {
-        case ValueType::Null: r.append(name, Value::null()); break;
-        case ValueType::Bool: r.append(name, Value::boolean(u8() != 0)); break;
-        case ValueType::Int: r.append(name, Value::integer(i64())); break;
-        case ValueType::Double: r.append(name, Value::number(f64())); break;
+        case ValueType::Null:
+            r.append(name, Value::null());
+            break;
+        case ValueType::Bool:
+            r.append(name, Value::boolean(u8() != 0));
+            break;
+        case ValueType::Int:
+            r.append(name, Value::integer(i64()));
+            break;
+        case ValueType::Double:
+            r.append(name, Value::number(f64()));
+            break;
         case ValueType::String: {
             std::string s = str();
             r.append(name, Value::string(s));
@@ -62,7 +79,8 @@ void StateReader::record(Record &r)
             r.append(name, Value::raw(s));
             break;
         }
-        default: m_failed = true;
+        default:
+            m_failed = true;
         }
     }
 }

@@ -1,10 +1,10 @@
 // Validation: params against the catalog's descriptors, the graph against the contract's
 // rules (ports, single inputs, DAG, event time), and pitfall warnings.
 
+#include "operators/operators.hpp"
+
 #include <tideline/engine/catalog.hpp>
 #include <tideline/engine/validate.hpp>
-
-#include "operators/operators.hpp"
 
 #include <algorithm>
 #include <functional>
@@ -14,7 +14,8 @@
 
 namespace tideline {
 
-void NodeValidationContext::error(const std::string &param, const std::string &message,
+void NodeValidationContext::error(const std::string &param,
+                                  const std::string &message,
                                   int column) const
 {
     Diagnostic d;
@@ -46,16 +47,24 @@ struct ParamChecker
 
     void check(const ParamDesc &d, const Json &v, const std::string &path) const
     {
-        auto fail = [&](const std::string &msg) { ctx.error(path, msg); };
+        auto fail = [&](const std::string &msg) {
+            ctx.error(path, msg);
+        };
         auto typeFail = [&]() {
             std::string t = paramTypeName(d.type);
             bool vowel = !t.empty() && std::string("aeiou").find(t[0]) != std::string::npos;
-            fail(std::string("must be ") + (t.rfind("array", 0) == 0 || t.rfind("object", 0) == 0 ? "an " : vowel ? "an " : "a ") + t + ", found " + v.dump());
+            fail(std::string("must be ")
+                 + (t.rfind("array", 0) == 0 || t.rfind("object", 0) == 0 ? "an "
+                    : vowel                                               ? "an "
+                                                                          : "a ")
+                 + t + ", found " + v.dump());
         };
         switch (d.type) {
         case ParamType::Int:
             if (!v.is_number_integer()) {
-                if (v.is_number_float() && v.get<double>() == static_cast<double>(static_cast<long long>(v.get<double>())))
+                if (v.is_number_float()
+                    && v.get<double>()
+                           == static_cast<double>(static_cast<long long>(v.get<double>())))
                     fail("must be an integer without a fraction, found " + v.dump());
                 else
                     typeFail();
@@ -113,7 +122,8 @@ struct ParamChecker
                 return typeFail();
             for (auto it = v.begin(); it != v.end(); ++it)
                 if (!it.value().is_string())
-                    ctx.error(path + "." + it.key(), "must be a string, found " + it.value().dump());
+                    ctx.error(path + "." + it.key(),
+                              "must be a string, found " + it.value().dump());
             return;
         case ParamType::Object:
             if (!v.is_object())
@@ -145,12 +155,17 @@ struct ParamChecker
             return j.dump();
         };
         if (d.min && x < *d.min)
-            ctx.error(path, (*d.min == 0 ? "must be >= 0" : (*d.min == 1 && d.type == ParamType::Int) ? "must be > 0" : "must be >= " + num(*d.min)) + ", found " + num(x));
+            ctx.error(path,
+                      (*d.min == 0                                 ? "must be >= 0"
+                       : (*d.min == 1 && d.type == ParamType::Int) ? "must be > 0"
+                                                                   : "must be >= " + num(*d.min))
+                          + ", found " + num(x));
         else if (d.max && x > *d.max)
             ctx.error(path, "must be <= " + num(*d.max) + ", found " + num(x));
     }
 
-    void checkFields(const std::vector<ParamDesc> &descs, const Json &obj, const std::string &path) const
+    void
+    checkFields(const std::vector<ParamDesc> &descs, const Json &obj, const std::string &path) const
     {
         std::vector<std::string> names;
         for (const auto &f : descs)
@@ -213,7 +228,8 @@ std::string checkNewEdge(const PipelineSpec &spec, const EdgeSpec &edge)
         return "unknown node kind";
     if (!fk->output(edge.from.port)) {
         if (fk->input(edge.from.port))
-            return "`" + edge.from.str() + "` is an input; connect from an output port to an input port";
+            return "`" + edge.from.str()
+                   + "` is an input; connect from an output port to an input port";
         return "`" + from->id + "` (" + fk->kind + ") has no output port `" + edge.from.port + "`";
     }
     const PortDesc *inPort = tk->input(edge.to.port);
@@ -268,11 +284,13 @@ std::vector<Diagnostic> validate(const PipelineSpec &spec)
         for (auto it = s.begin(); it != s.end(); ++it) {
             if (std::find(keys.begin(), keys.end(), it.key()) == keys.end()) {
                 auto guess = closestMatch(it.key(), keys);
-                fileErr("settings." + it.key(), "unknown setting `" + it.key() + "`"
-                                                   + (guess.empty() ? "" : ": did you mean `" + guess + "`?"));
+                fileErr("settings." + it.key(),
+                        "unknown setting `" + it.key() + "`"
+                            + (guess.empty() ? "" : ": did you mean `" + guess + "`?"));
             }
         }
-        if (s.contains("delivery") && !(s["delivery"] == "at_least_once" || s["delivery"] == "exactly_once"))
+        if (s.contains("delivery")
+            && !(s["delivery"] == "at_least_once" || s["delivery"] == "exactly_once"))
             fileErr("settings.delivery", "must be \"at_least_once\" or \"exactly_once\"");
         if (s.contains("state") && !(s["state"] == "memory" || s["state"] == "rocksdb"))
             fileErr("settings.state", "must be \"memory\" or \"rocksdb\"");
@@ -286,13 +304,18 @@ std::vector<Diagnostic> validate(const PipelineSpec &spec)
                     if (std::find(ck.begin(), ck.end(), it.key()) == ck.end()) {
                         auto guess = closestMatch(it.key(), ck);
                         fileErr("settings.checkpoint." + it.key(),
-                                "unknown key `" + it.key() + "`" + (guess.empty() ? "" : ": did you mean `" + guess + "`?"));
+                                "unknown key `" + it.key() + "`"
+                                    + (guess.empty() ? "" : ": did you mean `" + guess + "`?"));
                     }
-                if (!c.contains("interval_ms") || !c["interval_ms"].is_number_integer() || c["interval_ms"].get<long long>() <= 0)
-                    fileErr("settings.checkpoint.interval_ms", "must be an integer > 0 (milliseconds between checkpoints)");
-                if (!c.contains("dir") || !c["dir"].is_string() || c["dir"].get<std::string>().empty())
+                if (!c.contains("interval_ms") || !c["interval_ms"].is_number_integer()
+                    || c["interval_ms"].get<long long>() <= 0)
+                    fileErr("settings.checkpoint.interval_ms",
+                            "must be an integer > 0 (milliseconds between checkpoints)");
+                if (!c.contains("dir") || !c["dir"].is_string()
+                    || c["dir"].get<std::string>().empty())
                     fileErr("settings.checkpoint.dir", "must be a folder path for checkpoints");
-                if (c.contains("keep") && (!c["keep"].is_number_integer() || c["keep"].get<long long>() < 1))
+                if (c.contains("keep")
+                    && (!c["keep"].is_number_integer() || c["keep"].get<long long>() < 1))
                     fileErr("settings.checkpoint.keep", "must be an integer >= 1");
             }
         }
@@ -315,17 +338,21 @@ std::vector<Diagnostic> validate(const PipelineSpec &spec)
             out.push_back(d);
         };
         if (!node.id.empty() && !std::regex_match(node.id, idPattern()))
-            nodeErr("id", "`" + node.id + "` is not a valid id: use letters, digits, _ and -, starting with a letter or _");
+            nodeErr("id", "`" + node.id
+                              + "` is not a valid id: use letters, digits, _ and -, starting with "
+                                "a letter or _");
         if (!node.id.empty()) {
             auto [it, fresh] = firstIndex.emplace(node.id, static_cast<int>(i));
             if (!fresh)
-                nodeErr("id", "duplicate id (also nodes[" + std::to_string(it->second) + "]); ids must be unique");
+                nodeErr("id", "duplicate id (also nodes[" + std::to_string(it->second)
+                                  + "]); ids must be unique");
         }
         const NodeKind *kind = findNodeKind(node.kind);
         if (!kind) {
             if (!node.kind.empty()) {
                 auto guess = closestMatch(node.kind, allKinds);
-                nodeErr("kind", "unknown kind `" + node.kind + "`" + (guess.empty() ? "" : ": did you mean `" + guess + "`?"));
+                nodeErr("kind", "unknown kind `" + node.kind + "`"
+                                    + (guess.empty() ? "" : ": did you mean `" + guess + "`?"));
             }
             continue;
         }
@@ -373,8 +400,10 @@ std::vector<Diagnostic> validate(const PipelineSpec &spec)
             for (const auto &p : fk->outputs)
                 names.push_back(p.name);
             std::string msg = fk->input(edge.from.port)
-                                  ? "`" + edge.from.str() + "` is an input port; edges go from an output to an input"
-                                  : "`" + edge.from.node + "` (" + fk->kind + ") has no output port `" + edge.from.port + "`";
+                                  ? "`" + edge.from.str()
+                                        + "` is an input port; edges go from an output to an input"
+                                  : "`" + edge.from.node + "` (" + fk->kind
+                                        + ") has no output port `" + edge.from.port + "`";
             auto guess = closestMatch(edge.from.port, names);
             if (!guess.empty() && !fk->input(edge.from.port))
                 msg += ": did you mean `" + guess + "`?";
@@ -386,9 +415,11 @@ std::vector<Diagnostic> validate(const PipelineSpec &spec)
             std::vector<std::string> names;
             for (const auto &p : tk->inputs)
                 names.push_back(p.name);
-            std::string msg = tk->output(edge.to.port)
-                                  ? "`" + edge.to.str() + "` is an output port; edges go into an input port"
-                                  : "`" + edge.to.node + "` (" + tk->kind + ") has no input port `" + edge.to.port + "`";
+            std::string msg
+                = tk->output(edge.to.port)
+                      ? "`" + edge.to.str() + "` is an output port; edges go into an input port"
+                      : "`" + edge.to.node + "` (" + tk->kind + ") has no input port `"
+                            + edge.to.port + "`";
             auto guess = closestMatch(edge.to.port, names);
             if (!guess.empty() && !tk->output(edge.to.port))
                 msg += ": did you mean `" + guess + "`?";
@@ -398,7 +429,9 @@ std::vector<Diagnostic> validate(const PipelineSpec &spec)
         if (!ip->multi) {
             auto [it, fresh] = inputTaken.emplace(edge.to.str(), static_cast<int>(e));
             if (!fresh) {
-                fileErr(path + ".to", "`" + edge.to.str() + "` already has an input (edges[" + std::to_string(it->second) + "]); it accepts one stream");
+                fileErr(path + ".to", "`" + edge.to.str() + "` already has an input (edges["
+                                          + std::to_string(it->second)
+                                          + "]); it accepts one stream");
                 continue;
             }
         }
@@ -430,20 +463,22 @@ std::vector<Diagnostic> validate(const PipelineSpec &spec)
         for (std::size_t i = 0; i < n; ++i)
             if (indeg[i] > 0)
                 members += (members.empty() ? "`" : ", `") + spec.nodes[i].id + "`";
-        fileErr("edges", "the graph has a cycle through " + members + "; pipelines must be acyclic");
+        fileErr("edges",
+                "the graph has a cycle through " + members + "; pipelines must be acyclic");
     }
 
-    auto nodeDiag = [&](std::size_t i, const std::string &field, const std::string &msg, bool warning) {
-        Diagnostic d;
-        d.severity = warning ? Diagnostic::Severity::Warning : Diagnostic::Severity::Error;
-        d.nodeIndex = static_cast<int>(i);
-        d.nodeId = spec.nodes[i].id;
-        d.path = "nodes[" + std::to_string(i) + "]" + (field.empty() ? "" : "." + field);
-        if (field.rfind("params.", 0) == 0)
-            d.param = field.substr(7);
-        d.message = msg;
-        out.push_back(d);
-    };
+    auto nodeDiag
+        = [&](std::size_t i, const std::string &field, const std::string &msg, bool warning) {
+              Diagnostic d;
+              d.severity = warning ? Diagnostic::Severity::Warning : Diagnostic::Severity::Error;
+              d.nodeIndex = static_cast<int>(i);
+              d.nodeId = spec.nodes[i].id;
+              d.path = "nodes[" + std::to_string(i) + "]" + (field.empty() ? "" : "." + field);
+              if (field.rfind("params.", 0) == 0)
+                  d.param = field.substr(7);
+              d.message = msg;
+              out.push_back(d);
+          };
 
     // --- inputs connected, outputs used ---
     for (std::size_t i = 0; i < n; ++i) {
@@ -455,7 +490,11 @@ std::vector<Diagnostic> validate(const PipelineSpec &spec)
                 return spec.edges[static_cast<std::size_t>(e)].to.port == port.name;
             });
             if (!has)
-                nodeDiag(i, "", "input `" + port.name + "` is not connected; connect an upstream node's output to `" + spec.nodes[i].id + "." + port.name + "`", false);
+                nodeDiag(i, "",
+                         "input `" + port.name
+                             + "` is not connected; connect an upstream node's output to `"
+                             + spec.nodes[i].id + "." + port.name + "`",
+                         false);
         }
         for (const auto &port : k->outputs) {
             bool used = std::any_of(outEdges[i].begin(), outEdges[i].end(), [&](int e) {
@@ -464,11 +503,19 @@ std::vector<Diagnostic> validate(const PipelineSpec &spec)
             if (used)
                 continue;
             if (port.role == PortRole::Late)
-                nodeDiag(i, "", "`late` is not connected: late records will be dropped, counted (connect it to a sink to keep them)", true);
+                nodeDiag(i, "",
+                         "`late` is not connected: late records will be dropped, counted (connect "
+                         "it to a sink to keep them)",
+                         true);
             else if (port.role == PortRole::Errors)
-                nodeDiag(i, "", "`errors` is not connected: malformed records will be dropped, counted (connect it to a sink to keep them)", true);
+                nodeDiag(i, "",
+                         "`errors` is not connected: malformed records will be dropped, counted "
+                         "(connect it to a sink to keep them)",
+                         true);
             else if (port.role == PortRole::Data && !k->isSink)
-                nodeDiag(i, "", "output `" + port.name + "` is not connected: its records go nowhere", true);
+                nodeDiag(i, "",
+                         "output `" + port.name + "` is not connected: its records go nowhere",
+                         true);
         }
     }
 
@@ -501,12 +548,18 @@ std::vector<Diagnostic> validate(const PipelineSpec &spec)
         bool all = !ups.empty();
         for (auto &[u, port] : ups) {
             const NodeKind *uk = kinds[static_cast<std::size_t>(u)];
-            bool t = timed[static_cast<std::size_t>(u)] && uk && !(uk->kind == "watermark" && port == "errors");
+            bool t = timed[static_cast<std::size_t>(u)] && uk
+                     && !(uk->kind == "watermark" && port == "errors");
             all = all && t;
         }
         timed[i] = all;
         if (k->needsEventTime && !all && !ups.empty())
-            nodeDiag(i, "", "`" + k->kind + "` needs event time, but an input does not pass a `watermark` node; add a watermark node between the source and `" + spec.nodes[i].id + "`", false);
+            nodeDiag(i, "",
+                     "`" + k->kind
+                         + "` needs event time, but an input does not pass a `watermark` node; add "
+                           "a watermark node between the source and `"
+                         + spec.nodes[i].id + "`",
+                     false);
     }
 
     // --- pitfalls ---
@@ -550,7 +603,14 @@ std::vector<Diagnostic> validate(const PipelineSpec &spec)
                 long long d = intParam(static_cast<std::size_t>(w), "max_out_of_orderness_ms", 0);
                 long long gap = intParam(i, "gap_ms", 0);
                 if (gap <= d)
-                    nodeDiag(i, "params.gap_ms", "session gap (" + std::to_string(gap) + " ms) is not larger than the upstream out-of-orderness of `" + spec.nodes[static_cast<std::size_t>(w)].id + "` (" + std::to_string(d) + " ms): sessions will be split or merged by arrival order; raise gap_ms or lower max_out_of_orderness_ms", true);
+                    nodeDiag(i, "params.gap_ms",
+                             "session gap (" + std::to_string(gap)
+                                 + " ms) is not larger than the upstream out-of-orderness of `"
+                                 + spec.nodes[static_cast<std::size_t>(w)].id + "` ("
+                                 + std::to_string(d)
+                                 + " ms): sessions will be split or merged by arrival order; raise "
+                                   "gap_ms or lower max_out_of_orderness_ms",
+                             true);
             }
         }
         if (k->kind == "window" && intParam(i, "allowed_lateness_ms", 0) > 0) {
@@ -571,7 +631,13 @@ std::vector<Diagnostic> validate(const PipelineSpec &spec)
                     if (!tk)
                         continue;
                     if (tk->isSink && !tk->acceptsUpdates)
-                        nodeDiag(i, "params.allowed_lateness_ms", "allowed lateness re-emits windows as \"emit\": \"update\", but `" + spec.nodes[t].id + "` (" + tk->kind + ") appends: each update becomes an extra row; use sink.upsert keyed by the window's key and window_start, or set allowed_lateness_ms to 0", true);
+                        nodeDiag(i, "params.allowed_lateness_ms",
+                                 "allowed lateness re-emits windows as \"emit\": \"update\", but `"
+                                     + spec.nodes[t].id + "` (" + tk->kind
+                                     + ") appends: each update becomes an extra row; use "
+                                       "sink.upsert keyed by the window's key and window_start, or "
+                                       "set allowed_lateness_ms to 0",
+                                 true);
                     else if (tk->kind == "filter" || tk->kind == "map")
                         stack.push_back(t);
                 }
@@ -581,9 +647,15 @@ std::vector<Diagnostic> validate(const PipelineSpec &spec)
             int s = upstreamSource(i);
             if (s >= 0) {
                 auto si = static_cast<std::size_t>(s);
-                bool partitioned = kinds[si]->kind == "source.kafka" || intParam(si, "partitions", 1) > 1;
+                bool partitioned
+                    = kinds[si]->kind == "source.kafka" || intParam(si, "partitions", 1) > 1;
                 if (partitioned)
-                    nodeDiag(i, "params.idle_timeout_ms", "`" + spec.nodes[si].id + "` is partitioned but idle_timeout_ms is 0: one silent partition holds the watermark back and windows never fire; set idle_timeout_ms (e.g. 10000)", true);
+                    nodeDiag(i, "params.idle_timeout_ms",
+                             "`" + spec.nodes[si].id
+                                 + "` is partitioned but idle_timeout_ms is 0: one silent "
+                                   "partition holds the watermark back and windows never fire; set "
+                                   "idle_timeout_ms (e.g. 10000)",
+                             true);
             }
         }
     }

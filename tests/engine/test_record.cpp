@@ -28,8 +28,9 @@ private Q_SLOTS:
         QCOMPARE(r.get("g").d, -2.5);
         QVERIFY(r.has("i") && r.get("i").isNull());
         QVERIFY(r.hasObject("b"));
-        QCOMPARE(toJson(r), std::string("{\"a\":1,\"b\":{\"c\":\"x\\\"y\\n\",\"d\":[1,{\"e\":2}],\"f\":{}},"
-                                        "\"g\":-2.5,\"h\":true,\"i\":null,\"j\":1e+300}"));
+        QCOMPARE(toJson(r),
+                 std::string("{\"a\":1,\"b\":{\"c\":\"x\\\"y\\n\",\"d\":[1,{\"e\":2}],\"f\":{}},"
+                             "\"g\":-2.5,\"h\":true,\"i\":null,\"j\":1e+300}"));
     }
 
     void setKeepsNestedFieldsTogether()
@@ -65,7 +66,8 @@ private Q_SLOTS:
         RecordParser p;
         Record r;
         std::string err;
-        for (const char *bad : {"[1,2]", "42", "\"s\"", "{\"a\":", "{'a':1}", "{\"a\":1}}", "not json"}) {
+        for (const char *bad :
+             {"[1,2]", "42", "\"s\"", "{\"a\":", "{'a':1}", "{\"a\":1}}", "not json"}) {
             QVERIFY2(!p.parse(bad, r, err), bad);
             QVERIFY(!err.empty());
         }
@@ -76,7 +78,8 @@ private Q_SLOTS:
             deepObj += "{\"a\":";
         deepObj += "1" + std::string(100000, '}');
         QVERIFY(!p.parse(deepObj, r, err));
-        QVERIFY2(err.find("deep") != std::string::npos || err.find("large") != std::string::npos, err.c_str());
+        QVERIFY2(err.find("deep") != std::string::npos || err.find("large") != std::string::npos,
+                 err.c_str());
         std::string huge = "{\"a\":\"" + std::string(10u << 20, 'x') + "\"}";
         QVERIFY(!p.parse(huge, r, err));
         QVERIFY(err.find("too large") != std::string::npos);

@@ -23,7 +23,8 @@ ProcResult runTool(const QStringList &args, int timeoutMs = 60000)
     QProcess p;
     p.start(TIDELINE_RUN_EXE, args);
     p.waitForFinished(timeoutMs);
-    return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+    return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()),
+            QString::fromUtf8(p.readAllStandardError())};
 }
 
 const char *kGood = R"({"format":"tideline/1","name":"g","nodes":[
@@ -42,7 +43,8 @@ private Q_SLOTS:
     {
         TempDir dir;
         testing::writeFile(dir.file("p.json"), kGood);
-        auto r = runTool({QString::fromStdString(dir.file("p.json")), "--metrics", QString::fromStdString(dir.file("m.jsonl"))});
+        auto r = runTool({QString::fromStdString(dir.file("p.json")), "--metrics",
+                          QString::fromStdString(dir.file("m.jsonl"))});
         QCOMPARE(r.exitCode, 0);
         QCOMPARE(testing::readLines(dir.file("out/result.jsonl")).size(), std::size_t(100));
         auto metrics = testing::readLines(dir.file("m.jsonl"));
@@ -56,7 +58,8 @@ private Q_SLOTS:
         }
         QCOMPARE(last["out"]["records_in"].get<int>(), 100);
         QCOMPARE(last["wm"]["records_out"].get<int>(), 100);
-        QVERIFY(last["wm"].contains("watermark") && last["wm"].contains("state_entries") && last["wm"].contains("open_windows"));
+        QVERIFY(last["wm"].contains("watermark") && last["wm"].contains("state_entries")
+                && last["wm"].contains("open_windows"));
         QCOMPARE(last["*"]["records_read"].get<int>(), 100);
     }
 
@@ -70,7 +73,8 @@ private Q_SLOTS:
         auto r = runTool({QString::fromStdString(dir.file("bad.json"))});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("nodes[0] \"g\": params.count: must be >= 0"), qPrintable(r.err));
-        QVERIFY2(r.err.contains("nodes[1] \"per_user\": params.size_ms: must be > 0"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("nodes[1] \"per_user\": params.size_ms: must be > 0"),
+                 qPrintable(r.err));
         QVERIFY(r.err.contains("needs event time"));
         auto v = runTool({"--validate", QString::fromStdString(dir.file("bad.json"))});
         QCOMPARE(v.exitCode, 2);
@@ -83,7 +87,8 @@ private Q_SLOTS:
         auto r = runTool({"--validate", QString::fromStdString(dir.file("p.json"))});
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.err.contains("warning: nodes[1] \"wm\": `errors` is not connected"));
-        QVERIFY(!QFile::exists(QString::fromStdString(dir.file("out/result.jsonl")))); // nothing ran
+        QVERIFY(
+            !QFile::exists(QString::fromStdString(dir.file("out/result.jsonl")))); // nothing ran
     }
 
     void failureWhileRunningExitsOne()
@@ -108,7 +113,8 @@ private Q_SLOTS:
     {
         TempDir dir;
         std::string unbounded = kGood;
-        unbounded.replace(unbounded.find("\"count\":100"), 11, "\"count\":0,\"pace\":{\"records_per_s\":2000}");
+        unbounded.replace(unbounded.find("\"count\":100"), 11,
+                          "\"count\":0,\"pace\":{\"records_per_s\":2000}");
         testing::writeFile(dir.file("p.json"), unbounded);
         QProcess p;
         p.start(TIDELINE_RUN_EXE, {QString::fromStdString(dir.file("p.json"))});

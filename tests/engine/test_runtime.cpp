@@ -37,7 +37,8 @@ private Q_SLOTS:
         TempDir dir;
         auto r = testing::runPipeline(fanOut(3000), dir.path);
         QCOMPARE(r.status, Job::Status::Finished);
-        std::string a = testing::readFile(dir.file("a.jsonl")), b = testing::readFile(dir.file("b.csv"));
+        std::string a = testing::readFile(dir.file("a.jsonl")),
+                    b = testing::readFile(dir.file("b.csv"));
         auto r2 = testing::runPipeline(fanOut(3000), dir.path);
         QCOMPARE(testing::readFile(dir.file("a.jsonl")), a);
         QCOMPARE(testing::readFile(dir.file("b.csv")), b);
@@ -84,7 +85,8 @@ private Q_SLOTS:
             // consistent: every record the watermark node emitted reached each sink.
             while (reads < 200) {
                 auto s = job->snapshot();
-                if (s.node("wm")->recordsOut != s.node("d")->recordsIn || s.node("a")->recordsIn != s.node("d")->recordsIn)
+                if (s.node("wm")->recordsOut != s.node("d")->recordsIn
+                    || s.node("a")->recordsIn != s.node("d")->recordsIn)
                     consistent = false;
                 ++reads;
                 std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -98,7 +100,8 @@ private Q_SLOTS:
         QCOMPARE(s.state, observe::JobState::Stopped);
         QVERIFY(s.recordsRead > 0);
         // Everything received was flushed to the file.
-        QCOMPARE(static_cast<std::int64_t>(testing::readLines(dir.file("a.jsonl")).size()), s.node("a")->recordsIn);
+        QCOMPARE(static_cast<std::int64_t>(testing::readLines(dir.file("a.jsonl")).size()),
+                 s.node("a")->recordsIn);
     }
 
     void sinkWriteFailureIsARunFailureNamingTheNode()
@@ -107,7 +110,8 @@ private Q_SLOTS:
         auto r = testing::runPipeline(R"({"format":"tideline/1","nodes":[
             {"id":"g","kind":"source.generator","params":{"count":1}},
             {"id":"out","kind":"sink.file","params":{"path":"/proc/tideline-no-such-dir/out.jsonl"}}],
-            "edges":[{"from":"g.out","to":"out.in"}]})", dir.path);
+            "edges":[{"from":"g.out","to":"out.in"}]})",
+                                      dir.path);
         QVERIFY(r.createError.find("node `out`") == 0);
         QVERIFY(r.createError.find("cannot write") != std::string::npos);
     }

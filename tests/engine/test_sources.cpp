@@ -16,7 +16,8 @@ namespace {
 std::string generatorToFile(const std::string &genParams)
 {
     return R"({"format":"tideline/1","nodes":[
-      {"id":"g","kind":"source.generator","params":)" + genParams + R"(},
+      {"id":"g","kind":"source.generator","params":)"
+           + genParams + R"(},
       {"id":"o","kind":"sink.file","params":{"path":"out.jsonl"}}],
       "edges":[{"from":"g.out","to":"o.in"}]})";
 }
@@ -46,9 +47,10 @@ private Q_SLOTS:
     void generatorDisorderDuplicatesAndPartitions()
     {
         TempDir dir;
-        auto r = testing::runPipeline(generatorToFile(R"({"count":5000,"seed":1,"keys":10,"rate_per_s":100,"partitions":4,
+        auto r = testing::runPipeline(
+            generatorToFile(R"({"count":5000,"seed":1,"keys":10,"rate_per_s":100,"partitions":4,
             "disorder":{"max_delay_ms":2000,"late_fraction":0.1,"late_by_ms":30000,"duplicate_fraction":0.05,"idle_partitions":1}})"),
-                                      dir.path);
+            dir.path);
         QCOMPARE(r.status, Job::Status::Finished);
         auto lines = testing::readLines(dir.file("out.jsonl"));
         std::map<long long, std::vector<std::string>> byId;
@@ -83,12 +85,14 @@ private Q_SLOTS:
     {
         TempDir dir;
         std::string big = "{\"a\":\"" + std::string(10u << 20, 'x') + "\"}";
-        testing::writeFile(dir.file("in.jsonl"), "{\"a\":1}\n\n   \n[1,2]\n" + big + "\n{\"a\":2}\n{\"a\":\n{\"a\":3}");
+        testing::writeFile(dir.file("in.jsonl"),
+                           "{\"a\":1}\n\n   \n[1,2]\n" + big + "\n{\"a\":2}\n{\"a\":\n{\"a\":3}");
         auto r = testing::runPipeline(R"({"format":"tideline/1","nodes":[
             {"id":"src","kind":"source.file","params":{"path":"in.jsonl"}},
             {"id":"o","kind":"sink.file","params":{"path":"out.jsonl"}},
             {"id":"e","kind":"sink.file","params":{"path":"err.jsonl"}}],
-            "edges":[{"from":"src.out","to":"o.in"},{"from":"src.errors","to":"e.in"}]})", dir.path);
+            "edges":[{"from":"src.out","to":"o.in"},{"from":"src.errors","to":"e.in"}]})",
+                                      dir.path);
         QCOMPARE(r.status, Job::Status::Finished);
         QCOMPARE(testing::readLines(dir.file("out.jsonl")),
                  (std::vector<std::string>{R"({"a":1})", R"({"a":2})", R"({"a":3})"}));
@@ -103,7 +107,8 @@ private Q_SLOTS:
         QCOMPARE(e1["raw_bytes"].is_null(), true); // raw keeps only the first 4 KiB
         QCOMPARE(e1["raw"].get<std::string>().size(), std::size_t(4096));
         QVERIFY(e1["where"].get<std::string>().find("in.jsonl:5") == 0);
-        QCOMPARE(nlohmann::json::parse(errs[2])["where"].get<std::string>(), std::string("in.jsonl:7"));
+        QCOMPARE(nlohmann::json::parse(errs[2])["where"].get<std::string>(),
+                 std::string("in.jsonl:7"));
         QCOMPARE(r.metrics.node("src")->errors, std::int64_t(3));
         QCOMPARE(r.metrics.node("src")->recordsOut, std::int64_t(3));
     }
@@ -111,11 +116,13 @@ private Q_SLOTS:
     void fileSourceCsv()
     {
         TempDir dir;
-        testing::writeFile(dir.file("in.csv"), "user,amount,note\nann,12,\"a, b\"\nbob,oops,x\nbad line\n");
+        testing::writeFile(dir.file("in.csv"),
+                           "user,amount,note\nann,12,\"a, b\"\nbob,oops,x\nbad line\n");
         auto r = testing::runPipeline(R"({"format":"tideline/1","nodes":[
             {"id":"src","kind":"source.file","params":{"path":"in.csv","format":"csv"}},
             {"id":"o","kind":"sink.file","params":{"path":"out.jsonl"}}],
-            "edges":[{"from":"src.out","to":"o.in"}]})", dir.path);
+            "edges":[{"from":"src.out","to":"o.in"}]})",
+                                      dir.path);
         QCOMPARE(r.status, Job::Status::Finished);
         QCOMPARE(testing::readLines(dir.file("out.jsonl")),
                  (std::vector<std::string>{R"({"user":"ann","amount":12,"note":"a, b"})",
@@ -128,7 +135,8 @@ private Q_SLOTS:
         TempDir dir;
         auto r = testing::runPipeline(R"({"format":"tideline/1","nodes":[
             {"id":"clicks","kind":"source.file","params":{"path":"nope.jsonl"}},
-            {"id":"o","kind":"sink.console"}],"edges":[{"from":"clicks.out","to":"o.in"}]})", dir.path);
+            {"id":"o","kind":"sink.console"}],"edges":[{"from":"clicks.out","to":"o.in"}]})",
+                                      dir.path);
         QVERIFY(r.valid);
         QVERIFY2(r.createError.find("node `clicks`") == 0, r.createError.c_str());
         QVERIFY(r.createError.find("No such file") != std::string::npos);

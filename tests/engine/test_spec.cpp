@@ -27,7 +27,9 @@ const char *kValid = R"({
   ]
 })";
 
-bool hasDiag(const std::vector<Diagnostic> &ds, const std::string &path, const std::string &fragment,
+bool hasDiag(const std::vector<Diagnostic> &ds,
+             const std::string &path,
+             const std::string &fragment,
              bool error = true)
 {
     for (const auto &d : ds)
@@ -38,7 +40,8 @@ bool hasDiag(const std::vector<Diagnostic> &ds, const std::string &path, const s
 
 std::string withNodes(const std::string &nodes, const std::string &edges)
 {
-    return R"({"format":"tideline/1","name":"t","nodes":[)" + nodes + R"(],"edges":[)" + edges + "]}";
+    return R"({"format":"tideline/1","name":"t","nodes":[)" + nodes + R"(],"edges":[)" + edges
+           + "]}";
 }
 
 } // namespace
@@ -64,12 +67,16 @@ private Q_SLOTS:
     void everyExampleLoadsAndRoundTrips()
     {
         int count = 0;
-        for (auto &entry : std::filesystem::recursive_directory_iterator(TIDELINE_SOURCE_DIR "/pipelines")) {
-            if (entry.path().extension() != ".json" || entry.path().filename().string().find("pipeline") == std::string::npos)
+        for (auto &entry :
+             std::filesystem::recursive_directory_iterator(TIDELINE_SOURCE_DIR "/pipelines")) {
+            if (entry.path().extension() != ".json"
+                || entry.path().filename().string().find("pipeline") == std::string::npos)
                 continue;
             ++count;
             auto r = loadSpecFile(entry.path().string());
-            QVERIFY2(r.ok(), (entry.path().string() + "\n" + testing::diagnosticsText(r.diagnostics)).c_str());
+            QVERIFY2(
+                r.ok(),
+                (entry.path().string() + "\n" + testing::diagnosticsText(r.diagnostics)).c_str());
             auto again = loadSpec(writeSpec(*r.spec));
             QVERIFY(*again.spec == *r.spec);
         }
@@ -81,7 +88,8 @@ private Q_SLOTS:
         auto r = loadSpec("{\n  \"format\": \"tideline/1\",\n  \"nodes\": [ , ]\n}");
         QVERIFY(!r.ok());
         QCOMPARE(r.diagnostics.size(), std::size_t(1));
-        QVERIFY2(r.diagnostics[0].message.find("line 3") != std::string::npos, r.diagnostics[0].message.c_str());
+        QVERIFY2(r.diagnostics[0].message.find("line 3") != std::string::npos,
+                 r.diagnostics[0].message.c_str());
     }
 
     void notAnObjectAndMissingPieces()
@@ -96,7 +104,8 @@ private Q_SLOTS:
 
     void unknownTopLevelKeyAndUnknownKindHaveHints()
     {
-        auto r = loadSpec(R"({"format":"tideline/1","nodez":[],"nodes":[{"id":"a","kind":"sorce.file","params":{}}]})");
+        auto r = loadSpec(
+            R"({"format":"tideline/1","nodez":[],"nodes":[{"id":"a","kind":"sorce.file","params":{}}]})");
         QVERIFY(hasDiag(r.diagnostics, "nodez", "did you mean `nodes`"));
         QVERIFY(hasDiag(r.diagnostics, "nodes[0].kind", "did you mean `source.file`"));
     }
@@ -140,14 +149,17 @@ private Q_SLOTS:
 
     void missingRequiredParam()
     {
-        auto r = loadSpec(withNodes(R"({"id":"src","kind":"source.file","params":{}},{"id":"o","kind":"sink.console"})",
-                                    R"({"from":"src.out","to":"o.in"})"));
+        auto r = loadSpec(withNodes(
+            R"({"id":"src","kind":"source.file","params":{}},{"id":"o","kind":"sink.console"})",
+            R"({"from":"src.out","to":"o.in"})"));
         QVERIFY(hasDiag(r.diagnostics, "nodes[0].params.path", "missing required param"));
     }
 
     void duplicateAndInvalidIds()
     {
-        auto r = loadSpec(withNodes(R"({"id":"a","kind":"sink.console"},{"id":"a","kind":"sink.console"},{"id":"9x","kind":"sink.console"})", ""));
+        auto r = loadSpec(withNodes(
+            R"({"id":"a","kind":"sink.console"},{"id":"a","kind":"sink.console"},{"id":"9x","kind":"sink.console"})",
+            ""));
         QVERIFY(hasDiag(r.diagnostics, "nodes[1].id", "duplicate id"));
         QVERIFY(hasDiag(r.diagnostics, "nodes[2].id", "not a valid id"));
     }
@@ -176,14 +188,21 @@ private Q_SLOTS:
                {"id":"f","kind":"filter","params":{"expr":"true"}},
                {"id":"g","kind":"filter","params":{"expr":"true"}})",
             R"({"from":"s.out","to":"a.in"},{"from":"f.out","to":"g.in"},{"from":"g.out","to":"f.in"})"));
-        QVERIFY2(hasDiag(r.diagnostics, "edges", "cycle"), testing::diagnosticsText(r.diagnostics).c_str());
+        QVERIFY2(hasDiag(r.diagnostics, "edges", "cycle"),
+                 testing::diagnosticsText(r.diagnostics).c_str());
         // The designer's live check refuses the closing edge with a reason.
-        PipelineSpec spec = *parseSpec(withNodes(R"({"id":"f","kind":"filter","params":{"expr":"true"}},{"id":"g","kind":"filter","params":{"expr":"true"}})",
-                                                 R"({"from":"f.out","to":"g.in"})")).spec;
+        PipelineSpec spec
+            = *parseSpec(
+                   withNodes(
+                       R"({"id":"f","kind":"filter","params":{"expr":"true"}},{"id":"g","kind":"filter","params":{"expr":"true"}})",
+                       R"({"from":"f.out","to":"g.in"})"))
+                   .spec;
         QVERIFY(checkNewEdge(spec, {{"g", "out"}, {"f", "in"}}).find("cycle") != std::string::npos);
         QVERIFY(checkNewEdge(spec, {{"g", "in"}, {"f", "in"}}).find("input") != std::string::npos);
-        QVERIFY(checkNewEdge(spec, {{"f", "out"}, {"g", "in"}}).find("already") != std::string::npos);
-        QVERIFY(checkNewEdge(spec, {{"g", "out"}, {"g", "in"}}).find("itself") != std::string::npos);
+        QVERIFY(checkNewEdge(spec, {{"f", "out"}, {"g", "in"}}).find("already")
+                != std::string::npos);
+        QVERIFY(checkNewEdge(spec, {{"g", "out"}, {"g", "in"}}).find("itself")
+                != std::string::npos);
     }
 
     void windowWithoutWatermarkIsAnError()
@@ -193,7 +212,8 @@ private Q_SLOTS:
                {"id":"w","kind":"window","params":{"type":"tumbling","size_ms":1000,"aggregates":[{"op":"count"}]}},
                {"id":"o","kind":"sink.console"})",
             R"({"from":"s.out","to":"w.in"},{"from":"w.out","to":"o.in"})"));
-        QVERIFY2(hasDiag(r.diagnostics, "nodes[1]", "needs event time"), testing::diagnosticsText(r.diagnostics).c_str());
+        QVERIFY2(hasDiag(r.diagnostics, "nodes[1]", "needs event time"),
+                 testing::diagnosticsText(r.diagnostics).c_str());
         // An `errors` output carries no event time either.
         auto e = loadSpec(withNodes(
             R"({"id":"s","kind":"source.generator"},
@@ -214,9 +234,11 @@ private Q_SLOTS:
             R"({"from":"s.out","to":"wm.in"},{"from":"wm.out","to":"w.in"},{"from":"w.out","to":"o.in"})"));
         QVERIFY2(r.ok(), testing::diagnosticsText(r.diagnostics).c_str()); // warnings only
         auto txt = testing::diagnosticsText(r.diagnostics);
-        QVERIFY2(hasDiag(r.diagnostics, "nodes[2]", "late records will be dropped, counted", false), txt.c_str());
+        QVERIFY2(hasDiag(r.diagnostics, "nodes[2]", "late records will be dropped, counted", false),
+                 txt.c_str());
         QVERIFY(hasDiag(r.diagnostics, "nodes[1]", "malformed records will be dropped", false));
-        QVERIFY(hasDiag(r.diagnostics, "nodes[2].params.gap_ms", "not larger than the upstream out-of-orderness", false));
+        QVERIFY(hasDiag(r.diagnostics, "nodes[2].params.gap_ms",
+                        "not larger than the upstream out-of-orderness", false));
         QVERIFY(hasDiag(r.diagnostics, "nodes[2].params.allowed_lateness_ms", "appends", false));
         QVERIFY(hasDiag(r.diagnostics, "nodes[1].params.idle_timeout_ms", "partitioned", false));
     }
@@ -228,7 +250,8 @@ private Q_SLOTS:
         auto r = loadSpec(deep);
         QVERIFY(!r.ok());
         QVERIFY(r.diagnostics[0].message.find("nested deeper") != std::string::npos);
-        std::string big = std::string(R"({"format":"tideline/1","description":")") + std::string(17u << 20, 'x') + "\"}";
+        std::string big = std::string(R"({"format":"tideline/1","description":")")
+                          + std::string(17u << 20, 'x') + "\"}";
         auto b = loadSpec(big);
         QVERIFY(!b.ok());
         QVERIFY(b.diagnostics[0].message.find("too large") != std::string::npos);
@@ -236,9 +259,9 @@ private Q_SLOTS:
 
     void catalogDescribesEveryContractKind()
     {
-        for (const char *k : {"source.generator", "source.file", "source.kafka", "watermark", "filter", "map",
-                              "window", "dedup", "join", "enrich", "sink.file", "sink.console",
-                              "sink.upsert", "sink.kafka"})
+        for (const char *k : {"source.generator", "source.file", "source.kafka", "watermark",
+                              "filter", "map", "window", "dedup", "join", "enrich", "sink.file",
+                              "sink.console", "sink.upsert", "sink.kafka"})
             QVERIFY2(findNodeKind(k), k);
         const NodeKind *w = findNodeKind("window");
         QVERIFY(w->needsEventTime);

@@ -34,9 +34,11 @@ std::string filePipeline(const std::string &wmParams, const std::string &extra =
 {
     return R"({"format":"tideline/1","name":"wm","nodes":[
       {"id":"src","kind":"source.file","params":{"path":"in.jsonl"}},
-      {"id":"wm","kind":"watermark","params":)" + wmParams + R"(},
+      {"id":"wm","kind":"watermark","params":)"
+           + wmParams + R"(},
       {"id":"out","kind":"sink.file","params":{"path":"out.jsonl"}},
-      {"id":"err","kind":"sink.file","params":{"path":"errors.jsonl"}})" + extra + R"(],
+      {"id":"err","kind":"sink.file","params":{"path":"errors.jsonl"}})"
+           + extra + R"(],
       "edges":[{"from":"src.out","to":"wm.in"},{"from":"wm.out","to":"out.in"},{"from":"wm.errors","to":"err.in"}]})";
 }
 
@@ -49,10 +51,12 @@ private Q_SLOTS:
     void boundedOutOfOrdernessFormula()
     {
         TempDir dir;
-        testing::writeFile(dir.file("in.jsonl"), "{\"t\":1000}\n{\"t\":900}\n{\"t\":1200}\n{\"t\":1150}\n");
+        testing::writeFile(dir.file("in.jsonl"),
+                           "{\"t\":1000}\n{\"t\":900}\n{\"t\":1200}\n{\"t\":1150}\n");
         ManualClock clock;
-        auto job = makeJob(filePipeline(R"({"time_field":"t","max_out_of_orderness_ms":100})"), dir.path, &clock);
-        QVERIFY(!watermarkOf(*job, "wm"));          // -inf before any record
+        auto job = makeJob(filePipeline(R"({"time_field":"t","max_out_of_orderness_ms":100})"),
+                           dir.path, &clock);
+        QVERIFY(!watermarkOf(*job, "wm")); // -inf before any record
         std::vector<std::int64_t> expected{899, 899, 1099, 1099};
         for (auto w : expected) {
             QCOMPARE(job->runFor(1), Job::Status::Running);
@@ -67,9 +71,11 @@ private Q_SLOTS:
     void missingOrBadTimeGoesToErrorsWrapped()
     {
         TempDir dir;
-        testing::writeFile(dir.file("in.jsonl"),
-                           "{\"t\":5}\n{\"x\":1}\n{\"t\":\"soon\"}\n{\"t\":null}\nnot json\n[1]\n{\"t\":7}\n");
-        auto r = testing::runPipeline(filePipeline(R"({"time_field":"t","max_out_of_orderness_ms":0})"), dir.path);
+        testing::writeFile(
+            dir.file("in.jsonl"),
+            "{\"t\":5}\n{\"x\":1}\n{\"t\":\"soon\"}\n{\"t\":null}\nnot json\n[1]\n{\"t\":7}\n");
+        auto r = testing::runPipeline(
+            filePipeline(R"({"time_field":"t","max_out_of_orderness_ms":0})"), dir.path);
         QCOMPARE(r.status, Job::Status::Finished);
         auto out = testing::readLines(dir.file("out.jsonl"));
         QCOMPARE(out.size(), std::size_t(2));
@@ -80,7 +86,8 @@ private Q_SLOTS:
         QCOMPARE(first["node"].get<std::string>(), std::string("wm"));
         QCOMPARE(first["watermark"].get<std::int64_t>(), std::int64_t(4));
         QCOMPARE(first["record"]["x"].get<int>(), 1);
-        QVERIFY(nlohmann::json::parse(errs[1])["reason"].get<std::string>().find("not a number") != std::string::npos);
+        QVERIFY(nlohmann::json::parse(errs[1])["reason"].get<std::string>().find("not a number")
+                != std::string::npos);
         QCOMPARE(r.metrics.node("wm")->errors, std::int64_t(3));
         QCOMPARE(r.metrics.node("src")->errors, std::int64_t(2)); // not json, not an object
     }
@@ -89,13 +96,20 @@ private Q_SLOTS:
     {
         TempDir dir;
         testing::writeFile(dir.file("in.jsonl"),
-                           "{\"t\":\"2024-03-01T12:00:00Z\"}\n{\"t\":\"2024-03-01T13:00:00.250+01:00\"}\n{\"t\":\"2024-03-01 12:00:01\"}\n{\"t\":\"yesterday\"}\n");
-        auto r = testing::runPipeline(filePipeline(R"({"time_field":"t","time_format":"iso8601","max_out_of_orderness_ms":0})"), dir.path);
+                           "{\"t\":\"2024-03-01T12:00:00Z\"}\n{\"t\":\"2024-03-01T13:00:00.250+01:"
+                           "00\"}\n{\"t\":\"2024-03-01 12:00:01\"}\n{\"t\":\"yesterday\"}\n");
+        auto r = testing::runPipeline(
+            filePipeline(
+                R"({"time_field":"t","time_format":"iso8601","max_out_of_orderness_ms":0})"),
+            dir.path);
         QCOMPARE(r.status, Job::Status::Finished);
         QCOMPARE(r.metrics.node("wm")->errors, std::int64_t(1));
         QCOMPARE(*r.metrics.node("wm")->maxEventTime, std::int64_t(1709294401000)); // 12:00:01Z
         testing::writeFile(dir.file("in.jsonl"), "{\"t\":1700000000}\n{\"t\":1700000000.5}\n");
-        auto s = testing::runPipeline(filePipeline(R"({"time_field":"t","time_format":"epoch_s","max_out_of_orderness_ms":0})"), dir.path);
+        auto s = testing::runPipeline(
+            filePipeline(
+                R"({"time_field":"t","time_format":"epoch_s","max_out_of_orderness_ms":0})"),
+            dir.path);
         QCOMPARE(*s.metrics.node("wm")->maxEventTime, std::int64_t(1700000000500));
     }
 
@@ -108,7 +122,8 @@ private Q_SLOTS:
             {"id":"g","kind":"source.generator","params":{"count":6,"rate_per_s":1000,"start_time":1000,"partitions":2}},
             {"id":"wm","kind":"watermark","params":{"time_field":"event_time","max_out_of_orderness_ms":0,"idle_timeout_ms":100}},
             {"id":"o","kind":"sink.discard"}],
-            "edges":[{"from":"g.out","to":"wm.in"},{"from":"wm.out","to":"o.in"}]})", dir.path, &clock);
+            "edges":[{"from":"g.out","to":"wm.in"},{"from":"wm.out","to":"o.in"}]})",
+                           dir.path, &clock);
         job->runFor(1);
         QVERIFY(!watermarkOf(*job, "wm")); // partition 1 has not produced: W stays -inf
         job->runFor(1);
@@ -129,7 +144,8 @@ private Q_SLOTS:
             {"id":"g","kind":"source.generator","params":{"count":100,"rate_per_s":1000,"start_time":0,"partitions":3,"disorder":{"idle_partitions":1}}},
             {"id":"wm","kind":"watermark","params":{"time_field":"event_time","max_out_of_orderness_ms":0,"idle_timeout_ms":100}},
             {"id":"o","kind":"sink.discard"}],
-            "edges":[{"from":"g.out","to":"wm.in"},{"from":"wm.out","to":"o.in"}]})", dir.path, &clock);
+            "edges":[{"from":"g.out","to":"wm.in"},{"from":"wm.out","to":"o.in"}]})",
+                           dir.path, &clock);
         job->runFor(10);
         QVERIFY(!watermarkOf(*job, "wm")); // partition 2 never produced and is not idle yet
         clock.advance(150);
@@ -142,7 +158,8 @@ private Q_SLOTS:
         QVERIFY(wm->inputs[2].idle);
         QVERIFY(!wm->inputs[0].idle && !wm->inputs[1].idle);
         QCOMPARE(wm->inputs[2].idleSinceMs, clock.nowMs());
-        QCOMPARE(*wm->watermark, std::int64_t(std::min(*wm->inputs[0].watermark, *wm->inputs[1].watermark)));
+        QCOMPARE(*wm->watermark,
+                 std::int64_t(std::min(*wm->inputs[0].watermark, *wm->inputs[1].watermark)));
     }
 
     void sinkWithTwoInputsTakesTheMinimumAndSkipsIdleInputs()
@@ -167,7 +184,7 @@ private Q_SLOTS:
         QCOMPARE(*s.node("wa")->watermark, std::int64_t(199));
         QCOMPARE(*s.node("wb")->watermark, std::int64_t(49));
         QCOMPARE(*s.node("o")->watermark, std::int64_t(49)); // min over inputs
-        clock.advance(2000);                                  // b silent: its watermark node goes idle
+        clock.advance(2000); // b silent: its watermark node goes idle
         job->runFor(1);
         s = job->snapshot();
         QCOMPARE(*s.node("o")->watermark, std::int64_t(299)); // idle input excluded

@@ -8,8 +8,8 @@
 #include <map>
 
 using namespace tideline;
-using testing::TempDir;
 using nlohmann::json;
+using testing::TempDir;
 
 namespace {
 
@@ -31,8 +31,12 @@ std::vector<json> readJson(const std::string &path)
     return v;
 }
 
-json windowRow(const char *keyName, const char *key, std::int64_t start, std::int64_t end,
-               json aggregates, const char *emitKind = "final")
+json windowRow(const char *keyName,
+               const char *key,
+               std::int64_t start,
+               std::int64_t end,
+               json aggregates,
+               const char *emitKind = "final")
 {
     json j = {{keyName, key}, {"window_start", kBase + start}, {"window_end", kBase + end}};
     for (auto it = aggregates.begin(); it != aggregates.end(); ++it)
@@ -72,7 +76,8 @@ private Q_SLOTS:
         QCOMPARE(rejected.size(), std::size_t(3));
         QCOMPARE(rejected[0]["node"], json("event_time")); // "yesterday at noon"
         QCOMPARE(rejected[0]["record"]["user"], json("dave"));
-        QCOMPARE(rejected[1]["reason"], json("window_closed")); // bob's 10:00:40 after [10:00,10:01) fired
+        QCOMPARE(rejected[1]["reason"],
+                 json("window_closed")); // bob's 10:00:40 after [10:00,10:01) fired
         QCOMPARE(rejected[1]["node"], json("per_user"));
         QCOMPARE(rejected[1]["watermark"], json(kBase + 111999));
         QCOMPARE(rejected[1]["record"]["ts"], json("2024-05-01T10:00:40Z"));
@@ -88,7 +93,9 @@ private Q_SLOTS:
         auto r = runExample("sessions-late-data", dir);
         QVERIFY2(r.valid, testing::diagnosticsText(r.diagnostics).c_str());
         QCOMPARE(r.status, Job::Status::Finished);
-        auto agg = [](int events, int spent) { return json{{"events", events}, {"spent", spent}}; };
+        auto agg = [](int events, int spent) {
+            return json{{"events", events}, {"spent", spent}};
+        };
         std::vector<json> expected{
             windowRow("user", "bob", 2000, 32000, agg(1, 3)),
             // bob's 00:05 event arrives after that session fired, within the 20 s lateness:
@@ -126,11 +133,15 @@ private Q_SLOTS:
         json spec = json::parse(testing::readFile(dir.file("pipeline.json")));
         json gen = spec["nodes"][0]["params"];
         auto raw = testing::runPipeline(R"({"format":"tideline/1","nodes":[
-            {"id":"g","kind":"source.generator","params":)" + gen.dump() + R"(},
+            {"id":"g","kind":"source.generator","params":)"
+                                            + gen.dump() + R"(},
             {"id":"o","kind":"sink.file","params":{"path":"raw.jsonl"}}],"edges":[{"from":"g.out","to":"o.in"}]})",
                                         dir.path.string());
         QCOMPARE(raw.status, Job::Status::Finished);
-        struct Acc { long long count = 0, sum = 0, max = 0; };
+        struct Acc
+        {
+            long long count = 0, sum = 0, max = 0;
+        };
         std::map<std::tuple<long long, long long, long long>, Acc> windows; // (end, start, key)
         for (const auto &e : readJson(dir.file("raw.jsonl"))) {
             long long t = e["event_time"], key = e["user_id"], v = e["value"];
@@ -152,7 +163,8 @@ private Q_SLOTS:
             QCOMPARE(row["user_id"].get<long long>(), std::get<2>(k));
             QCOMPARE(row["readings"].get<long long>(), a.count);
             QCOMPARE(row["max_value"].get<long long>(), a.max);
-            QVERIFY(std::abs(row["avg_value"].get<double>() - double(a.sum) / double(a.count)) < 1e-9);
+            QVERIFY(std::abs(row["avg_value"].get<double>() - double(a.sum) / double(a.count))
+                    < 1e-9);
             QCOMPARE(row["emit"], json("final"));
         }
         QCOMPARE(r.metrics.node("moving_avg")->late, std::int64_t(0)); // delay <= out-of-orderness

@@ -44,7 +44,8 @@ struct TempDir
     std::filesystem::path path;
     TempDir()
     {
-        std::string tmpl = (std::filesystem::temp_directory_path() / "tideline-test-XXXXXX").string();
+        std::string tmpl
+            = (std::filesystem::temp_directory_path() / "tideline-test-XXXXXX").string();
         path = ::mkdtemp(tmpl.data());
     }
     ~TempDir() { std::filesystem::remove_all(path); }
@@ -62,8 +63,10 @@ struct RunResult
 };
 
 /// Loads + validates + runs to the end (or until maxRecords when > 0).
-inline RunResult runPipeline(const std::string &json, const std::string &baseDir,
-                             Clock *clock = nullptr, std::ostream *console = nullptr)
+inline RunResult runPipeline(const std::string &json,
+                             const std::string &baseDir,
+                             Clock *clock = nullptr,
+                             std::ostream *console = nullptr)
 {
     RunResult r;
     LoadResult loaded = loadSpec(json);

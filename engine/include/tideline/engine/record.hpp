@@ -33,11 +33,41 @@ struct Value
     std::string_view s; ///< String bytes (unescaped) or raw JSON text.
 
     static Value null() { return {}; }
-    static Value boolean(bool v) { Value x; x.type = ValueType::Bool; x.b = v; return x; }
-    static Value integer(std::int64_t v) { Value x; x.type = ValueType::Int; x.i = v; return x; }
-    static Value number(double v) { Value x; x.type = ValueType::Double; x.d = v; return x; }
-    static Value string(std::string_view v) { Value x; x.type = ValueType::String; x.s = v; return x; }
-    static Value raw(std::string_view json) { Value x; x.type = ValueType::Raw; x.s = json; return x; }
+    static Value boolean(bool v)
+    {
+        Value x;
+        x.type = ValueType::Bool;
+        x.b = v;
+        return x;
+    }
+    static Value integer(std::int64_t v)
+    {
+        Value x;
+        x.type = ValueType::Int;
+        x.i = v;
+        return x;
+    }
+    static Value number(double v)
+    {
+        Value x;
+        x.type = ValueType::Double;
+        x.d = v;
+        return x;
+    }
+    static Value string(std::string_view v)
+    {
+        Value x;
+        x.type = ValueType::String;
+        x.s = v;
+        return x;
+    }
+    static Value raw(std::string_view json)
+    {
+        Value x;
+        x.type = ValueType::Raw;
+        x.s = json;
+        return x;
+    }
 
     bool isNull() const { return type == ValueType::Null; }
     bool isNumber() const { return type == ValueType::Int || type == ValueType::Double; }
@@ -67,7 +97,10 @@ public:
                 std::uint32_t len;
             } s;
         };
-        Field() : i(0) {}
+        Field()
+            : i(0)
+        {
+        }
     };
 
     /// Event time, assigned by a `watermark` node (kMinTime until then).

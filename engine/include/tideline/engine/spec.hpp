@@ -81,7 +81,8 @@ struct Diagnostic
 
 struct LoadResult
 {
-    std::optional<PipelineSpec> spec; ///< Set when the file has the right shape (may still be invalid).
+    std::optional<PipelineSpec>
+        spec; ///< Set when the file has the right shape (may still be invalid).
     std::vector<Diagnostic> diagnostics;
     bool ok() const;
 };

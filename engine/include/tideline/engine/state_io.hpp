@@ -38,7 +38,10 @@ private:
 class StateReader
 {
 public:
-    explicit StateReader(std::string_view data) : m_data(data) {}
+    explicit StateReader(std::string_view data)
+        : m_data(data)
+    {
+    }
     std::uint8_t u8()
     {
         std::uint8_t v = 0;

@@ -66,7 +66,10 @@ public:
 class ManualClock final : public Clock
 {
 public:
-    explicit ManualClock(std::int64_t startMs = 1'700'000'000'000) : m_now(startMs) {}
+    explicit ManualClock(std::int64_t startMs = 1'700'000'000'000)
+        : m_now(startMs)
+    {
+    }
     std::int64_t nowMs() override { return m_now.load(std::memory_order_relaxed); }
     void sleepMs(std::int64_t ms) override { advance(ms); }
     void advance(std::int64_t ms) { m_now.fetch_add(ms, std::memory_order_relaxed); }

@@ -16,7 +16,8 @@ class ConsoleSink final : public Operator
 public:
     explicit ConsoleSink(const OperatorContext &ctx)
         : m_out(ctx.console ? *ctx.console : std::cout)
-    {}
+    {
+    }
     void processRecord(int, Record &&rec, Output &) override
     {
         m_line.clear();
@@ -43,15 +44,23 @@ public:
             Value v = rec.valueAt(i);
             std::uint64_t x = 0;
             switch (v.type) {
-            case ValueType::Int: x = static_cast<std::uint64_t>(v.i); break;
-            case ValueType::Double: std::memcpy(&x, &v.d, sizeof x); break;
-            case ValueType::Bool: x = v.b; break;
+            case ValueType::Int:
+                x = static_cast<std::uint64_t>(v.i);
+                break;
+            case ValueType::Double:
+                std::memcpy(&x, &v.d, sizeof x);
+                break;
+            case ValueType::Bool:
+                x = v.b;
+                break;
             case ValueType::String:
             case ValueType::Raw:
                 for (char c : v.s)
                     x = (x ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
                 break;
-            case ValueType::Null: x = 0x9e37; break;
+            case ValueType::Null:
+                x = 0x9e37;
+                break;
             }
             h = (h ^ x) * 1099511628211ULL;
         }

@@ -68,7 +68,8 @@ public:
             if (isBlank(line))
                 continue;
             Record rec;
-            bool ok = m_csv ? m_csvReader.parse(line, rec, m_error) : m_parser.parse(line, rec, m_error);
+            bool ok = m_csv ? m_csvReader.parse(line, rec, m_error)
+                            : m_parser.parse(line, rec, m_error);
             if (!ok) {
                 out.emitError(m_error, Record{}, kMinTime, line, where());
                 ++produced;
@@ -103,7 +104,8 @@ public:
         if (m_heldBack)
             r.record(m_held);
         if (!r.failed() && !m_reader.seek(offset, line))
-            throw std::runtime_error("cannot seek " + m_path + " to byte " + std::to_string(offset));
+            throw std::runtime_error("cannot seek " + m_path + " to byte "
+                                     + std::to_string(offset));
     }
     std::string stateFingerprint() const override { return "file/" + m_displayPath; }
 

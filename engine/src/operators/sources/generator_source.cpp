@@ -26,7 +26,10 @@ std::uint64_t mix(std::uint64_t x)
     return x ^ (x >> 31);
 }
 
-double unit(std::uint64_t h) { return static_cast<double>(h >> 11) * 0x1.0p-53; }
+double unit(std::uint64_t h)
+{
+    return static_cast<double>(h >> 11) * 0x1.0p-53;
+}
 
 class GeneratorSource final : public SourceOperator
 {
@@ -144,10 +147,12 @@ private:
         Record r;
         r.reserve(5, 48);
         r.append("event_id", Value::integer(i + 1));
-        r.append("user_id", Value::integer(static_cast<std::int64_t>(h % static_cast<std::uint64_t>(m_keys))));
+        r.append("user_id",
+                 Value::integer(static_cast<std::int64_t>(h % static_cast<std::uint64_t>(m_keys))));
         r.append("value", Value::integer(static_cast<std::int64_t>((h >> 32) % 100) + 1));
         r.append("event_time", Value::integer(baseTime(i)));
-        int part = static_cast<int>(static_cast<std::uint64_t>(i) % static_cast<std::uint64_t>(m_activePartitions));
+        int part = static_cast<int>(static_cast<std::uint64_t>(i)
+                                    % static_cast<std::uint64_t>(m_activePartitions));
         r.append("partition", Value::integer(part));
         r.partition = static_cast<std::uint32_t>(part);
         return r;
@@ -162,7 +167,10 @@ private:
                 return;
             long long i = m_next++;
             std::uint64_t h = mix(m_seed ^ mix(static_cast<std::uint64_t>(i) + 0x51ed27));
-            Timestamp delay = m_maxDelay > 0 ? static_cast<Timestamp>(h % static_cast<std::uint64_t>(m_maxDelay + 1)) : 0;
+            Timestamp delay
+                = m_maxDelay > 0
+                      ? static_cast<Timestamp>(h % static_cast<std::uint64_t>(m_maxDelay + 1))
+                      : 0;
             if (m_lateFraction > 0 && unit(mix(h + 1)) < m_lateFraction)
                 delay += m_lateBy;
             Record r = make(i);

@@ -93,7 +93,8 @@ LineReader::Result LineReader::next(std::string_view &line, std::uint64_t &fullL
                 }
                 const void *p = std::memchr(m_buf.data() + m_begin, '\n', m_end - m_begin);
                 if (p) {
-                    auto more = static_cast<std::size_t>(static_cast<const char *>(p) - (m_buf.data() + m_begin));
+                    auto more = static_cast<std::size_t>(static_cast<const char *>(p)
+                                                         - (m_buf.data() + m_begin));
                     len += more;
                     m_begin += more + 1;
                     m_offset += len + 1;

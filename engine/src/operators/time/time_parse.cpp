@@ -131,7 +131,8 @@ std::optional<Timestamp> eventTimeOf(const Value &v, TimeFormat format, const ch
             auto r = std::from_chars(v.s.data(), v.s.data() + v.s.size(), x);
             if (r.ec == std::errc() && r.ptr == v.s.data() + v.s.size())
                 return format == TimeFormat::EpochS ? x * 1000 : x;
-            why = "time field is a string that is not a number; set time_format to iso8601 if it is a date";
+            why = "time field is a string that is not a number; set time_format to iso8601 if it "
+                  "is a date";
             return std::nullopt;
         }
         why = v.isNull() ? "time field is null" : "time field is not a number";

@@ -25,7 +25,9 @@ public:
         , m_clock(ctx.clock)
     {
         std::string f = ctx.spec.params.value("time_format", std::string("epoch_ms"));
-        m_format = f == "epoch_s" ? TimeFormat::EpochS : f == "iso8601" ? TimeFormat::Iso8601 : TimeFormat::EpochMs;
+        m_format = f == "epoch_s"   ? TimeFormat::EpochS
+                   : f == "iso8601" ? TimeFormat::Iso8601
+                                    : TimeFormat::EpochMs;
     }
 
     void open() override
@@ -89,7 +91,8 @@ public:
         }
         if (!changed)
             return;
-        bool all = std::all_of(m_parts.begin(), m_parts.end(), [](const Partition &p) { return p.idle; });
+        bool all = std::all_of(m_parts.begin(), m_parts.end(),
+                               [](const Partition &p) { return p.idle; });
         if (all && !m_allIdle) {
             m_allIdle = true;
             out.emitIdle(true);
@@ -196,7 +199,8 @@ void validateWatermark(const NodeValidationContext &ctx)
 {
     const Json &p = ctx.spec.nodes[static_cast<std::size_t>(ctx.nodeIndex)].params;
     if (p.value("time_field", std::string()).empty())
-        ctx.error("time_field", "must name the field that holds the event time, e.g. \"event_time\"");
+        ctx.error("time_field",
+                  "must name the field that holds the event time, e.g. \"event_time\"");
 }
 
 } // namespace tideline
