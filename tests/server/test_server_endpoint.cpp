@@ -316,6 +316,76 @@ private Q_SLOTS:
         qInfo("%d scrapes, %d node figures compared exactly", int(scrapes.size()), exactMatches);
     }
 
+    void checkpointFiguresMatchTheRunLine()
+    {
+        TempDir dir;
+        QByteArray pipeline = kPaced;
+        pipeline.replace(
+            R"("name":"paced",)",
+            R"("name":"paced","settings":{"checkpoint":{"interval_ms":300,"dir":"ckpt"}},)");
+        writeFile(dir.file("p.json"), pipeline);
+        Runner r;
+        QVERIFY2(r.start({dir.file("p.json"), "--metrics", dir.file("m.jsonl"),
+                          "--metrics-interval", "100", "--metrics-listen", "0"}),
+                 qPrintable(r.err));
+        std::vector<std::map<std::string, double>> scrapes;
+        QElapsedTimer t;
+        t.start();
+        while (t.elapsed() < 2500) {
+            auto reply = httpGet("127.0.0.1", r.port, "/metrics");
+            QCOMPARE(reply.status, 200);
+            scrapes.push_back(parsePrometheus(reply.body));
+            QTest::qWait(40);
+        }
+        QCOMPARE(r.stop(), 0);
+        auto runLines = readMetricsFile(dir.file("m.jsonl"))["*"];
+        // A checkpoint completes between two publishes and updates the published snapshot at
+        // once, so a scrape may know a newer checkpoint than the --metrics line written at the
+        // same snapshot, never an older one, and never a newer one than the next line. The
+        // same checkpoint (id and status) must carry the same figures in both.
+        std::map<std::pair<qint64, QString>, QJsonObject> fileCheckpoints;
+        for (const auto &l : runLines) {
+            QJsonObject c = l.o["checkpoint"].toObject();
+            if (!c.isEmpty())
+                fileCheckpoints[{c["id"].toInteger(), c["status"].toString()}] = c;
+        }
+        QVERIFY2(!fileCheckpoints.empty(), "the run wrote no checkpoint");
+        int compared = 0;
+        for (const auto &m : scrapes) {
+            if (!m.count("tideline_checkpoint_last_id"))
+                continue;
+            const qint64 T = static_cast<qint64>(m.at("tideline_snapshot_time_ms"));
+            const qint64 id = static_cast<qint64>(m.at("tideline_checkpoint_last_id"));
+            for (const auto &l : runLines) {
+                QJsonObject c = l.o["checkpoint"].toObject();
+                if (l.t <= T && !c.isEmpty())
+                    QVERIFY(c["id"].toInteger() <= id);
+                if (l.t > T) {
+                    QVERIFY(!c.isEmpty() && id <= c["id"].toInteger());
+                    break;
+                }
+            }
+            QString status;
+            for (const char *st : {"completed", "failed", "in_progress"})
+                if (m.at(std::string("tideline_checkpoint_last_status{status=\"") + st + "\"}")
+                    == 1.0)
+                    status = st;
+            auto it = fileCheckpoints.find({id, status});
+            if (it == fileCheckpoints.end())
+                continue;
+            const QJsonObject &c = it->second;
+            QCOMPARE(m.at("tideline_checkpoint_last_duration_ms"), c["duration_ms"].toDouble());
+            QCOMPARE(m.at("tideline_checkpoint_last_bytes"), c["bytes"].toDouble());
+            QCOMPARE(m.at("tideline_checkpoint_last_time_ms"), c["time"].toDouble());
+            // Age is taken at scrape time, which is never before the checkpoint finished.
+            QVERIFY(m.at("tideline_checkpoint_age_ms") >= 0);
+            QVERIFY(m.at("tideline_checkpoint_age_ms") < 60000);
+            ++compared;
+        }
+        QVERIFY2(compared > 0, "no scrape with a checkpoint matched a --metrics line");
+        QVERIFY(scrapes.back().at("tideline_checkpoint_last_status{status=\"completed\"}") == 1.0);
+    }
+
     void listensOnlyOnLoopbackByDefault()
     {
         TempDir dir;
