@@ -7,9 +7,11 @@
 // which makes every boundary exact. Records with side 'T' are watermark ticks that both
 // filters drop.
 
+// clang-format off
 // Before any Qt header: Qt's `emit` macro would clash with Output::emit.
-#include "node_harness.hpp"
 #include "runtime/runtime.hpp"
+#include "node_harness.hpp"
+// clang-format on
 
 #include <tideline/engine/job.hpp>
 #include <tideline/engine/upsert_table.hpp>

@@ -15,12 +15,12 @@
 // a left record is dropped by inner joins and emitted at once unmatched by left_outer joins.
 
 #include "operators/keys/key_encoder.hpp"
+#include "operators/keys/key_table.hpp"
 #include "operators/keys/params.hpp"
 #include "operators/operators.hpp"
 
 #include <algorithm>
 #include <functional>
-#include <unordered_map>
 
 namespace tideline {
 
@@ -43,7 +43,7 @@ struct Entry
 
 struct KeySlot
 {
-    const std::string *key = nullptr; ///< the key bytes (owned by the map node)
+    std::uint32_t key = kNone; ///< entry of the key bytes in the key table
     std::uint32_t head[2] = {kNone, kNone};
     std::uint32_t tail[2] = {kNone, kNone};
     std::uint32_t count = 0;
@@ -77,7 +77,6 @@ public:
     {
         m_enc[kLeft] = keys::KeyEncoder(std::move(leftKey));
         m_enc[kRight] = keys::KeyEncoder(std::move(rightKey));
-        m_keys.reserve(1024);
     }
 
     void processRecord(int input, Record &&record, Output &out) override
@@ -93,10 +92,10 @@ public:
             return;
         }
         const Timestamp t = record.time;
-        auto it = m_keys.find(std::string_view(m_buf));
+        const std::uint32_t found = m_keys.find(m_buf);
         bool matched = false;
-        if (it != m_keys.end()) {
-            const KeySlot &ks = m_slots[it->second];
+        if (found != kNone) {
+            const KeySlot &ks = m_slots[m_keys.entry(found).value];
             const int other = 1 - side;
             for (std::uint32_t e = ks.head[other]; e != kNone; e = m_entries[e].next) {
                 Entry &o = m_entries[e];
@@ -120,12 +119,11 @@ public:
             return;
         }
         std::uint32_t slot;
-        if (it != m_keys.end()) {
-            slot = it->second;
+        if (found != kNone) {
+            slot = m_keys.entry(found).value;
         } else {
             slot = allocSlot();
-            auto ins = m_keys.emplace(m_buf, slot).first;
-            m_slots[slot].key = &ins->first;
+            m_slots[slot].key = m_keys.tryEmplace(m_buf, slot).first;
         }
         insert(side, slot, std::move(record), matched, evictAt);
     }
@@ -177,11 +175,11 @@ public:
                 break;
             m_enc[side].encode(rec, m_buf);
             std::uint32_t slot;
-            if (auto it = m_keys.find(std::string_view(m_buf)); it != m_keys.end()) {
-                slot = it->second;
+            if (std::uint32_t k = m_keys.find(m_buf); k != kNone) {
+                slot = m_keys.entry(k).value;
             } else {
                 slot = allocSlot();
-                m_slots[slot].key = &m_keys.emplace(m_buf, slot).first->first;
+                m_slots[slot].key = m_keys.tryEmplace(m_buf, slot).first;
             }
             Timestamp t = rec.time;
             insert(side, slot, std::move(rec), matched, evictionTime(side, t));
@@ -291,8 +289,8 @@ private:
         e.live = false;
         e.rec = Record(); // release the record's buffers now: state stays bounded in bytes too
         if (--ks.count == 0) {
-            m_keys.erase(*ks.key);
-            ks.key = nullptr;
+            m_keys.erase(ks.key);
+            ks.key = kNone;
             m_freeSlots.push_back(e.slot);
         }
         m_freeEntries.push_back(idx);
@@ -347,7 +345,7 @@ private:
     bool m_outer;
     Timestamp m_w = kMinTime;
     std::string m_buf;
-    std::unordered_map<std::string, std::uint32_t, keys::BytesHash, std::equal_to<>> m_keys;
+    keys::KeyTable<std::uint32_t> m_keys{1024}; ///< key bytes -> key slot
     std::vector<KeySlot> m_slots;
     std::vector<std::uint32_t> m_freeSlots;
     std::vector<Entry> m_entries;
