@@ -7,6 +7,7 @@
 #include <tideline/engine/catalog_markdown.hpp>
 #include <tideline/engine/job.hpp>
 #include <tideline/engine/metrics_json.hpp>
+#include <tideline/engine/upsert_table.hpp>
 #include <tideline/engine/validate.hpp>
 
 #include <csignal>
@@ -69,6 +70,15 @@ int main(int argc, char **argv)
     if (!usageError.empty()) {
         runner::log::error(usageError);
         return 2;
+    }
+    if (!opt.dumpTable.empty()) {
+        // Inspect a sink.upsert table: one JSON line per key, in key order.
+        std::string error;
+        if (!dumpUpsertTable(opt.dumpTable, std::cout, error)) {
+            runner::log::error(error);
+            return 1;
+        }
+        return 0;
     }
 
     LoadResult loaded = loadSpecFile(opt.pipeline);

@@ -109,6 +109,31 @@ private Q_SLOTS:
         QCOMPARE(runTool({"/nonexistent/p.json"}).exitCode, 2);
     }
 
+    void dumpTableShowsTheUpsertTable()
+    {
+        TempDir dir;
+        std::filesystem::copy(TIDELINE_SOURCE_DIR "/pipelines/sessions-late-data", dir.path,
+                              std::filesystem::copy_options::recursive);
+        std::filesystem::remove_all(dir.path / "out");
+        QCOMPARE(runTool({QString::fromStdString(dir.file("pipeline.json"))}).exitCode, 0);
+        auto dump = runTool({"--dump-table", QString::fromStdString(dir.file("out/sessions.db"))});
+        QCOMPARE(dump.exitCode, 0);
+        auto rows = dump.out.trimmed().split('\n');
+        QCOMPARE(rows.size(), 7); // one row per (user, window_start): the update replaced a row
+        bool sawUpdate = false;
+        for (const auto &row : rows) {
+            auto j = nlohmann::json::parse(row.toStdString());
+            QVERIFY(j.dump().find("\"user\"") != std::string::npos);
+            sawUpdate |= j.dump().find("\"update\"") != std::string::npos;
+        }
+        QVERIFY(sawUpdate);
+        // Running the same input again (from scratch) leaves the same table.
+        std::filesystem::remove_all(dir.path / "state");
+        QCOMPARE(runTool({"--fresh", QString::fromStdString(dir.file("pipeline.json"))}).exitCode, 0);
+        QCOMPARE(runTool({"--dump-table", QString::fromStdString(dir.file("out/sessions.db"))}).out, dump.out);
+        QCOMPARE(runTool({"--dump-table", QString::fromStdString(dir.file("nope.db"))}).exitCode, 1);
+    }
+
     void sigtermStopsGracefullyAndFlushes()
     {
         TempDir dir;
