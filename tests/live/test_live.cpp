@@ -244,6 +244,9 @@ void TestLive::examples()
         const auto &series = h.series(n.node, L::Figure::Watermark);
         if (series.isEmpty())
             continue;
+        // Sources and sinks are left out of the chart when other nodes carry the watermark.
+        if (!chart->seriesKeys().contains(L::LiveCharts::key(QStringLiteral("wm"), n.node)))
+            continue;
         ++watermarkNodes;
         const auto drawn = chart->drawnPoints(L::LiveCharts::key(QStringLiteral("wm"), n.node));
         QVERIFY(!drawn.isEmpty());

@@ -61,7 +61,7 @@ public:
     }
 
 private:
-    static QFont font() { return style::font(10, false); }
+    static QFont font() { return style::font(11, false); }
     bool m_edge;
     QStringList m_lines;
     QList<QColor> m_colours;
@@ -113,7 +113,9 @@ void CanvasOverlay::update(const Snapshot &s, const QList<EdgeInfo> &edges)
         colours << style::text();
         if (n.watermark) {
             QString w = QStringLiteral("W ") + eventTimeText(n.watermark);
-            if (n.maxEventTime && *n.watermark != kEnded)
+            // Behind the newest event; sinks after a window see results stamped end - 1, which
+            // can be older than the watermark: no lag to show there.
+            if (n.maxEventTime && *n.watermark != kEnded && *n.maxEventTime >= *n.watermark)
                 w += tr(" (lag %1)").arg(durationText(*n.maxEventTime - *n.watermark));
             lines << w;
             colours << style::watermark();

@@ -9,6 +9,8 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace tideline::live {
 
 LiveCharts::LiveCharts(QWidget *parent)
@@ -70,16 +72,23 @@ void LiveCharts::update(const LiveHistory &h, qint64 startedAtMs, bool checkpoin
     const QStringList nodes = h.nodes();
     QStringList notes;
     int colour = 0;
+    // Sources have no event time and sinks repeat their upstream's watermark: plot the nodes
+    // in between (every node when there is none).
+    auto edge = [&h](const QString &n) {
+        return h.kind(n).startsWith(QLatin1String("source."))
+               || h.kind(n).startsWith(QLatin1String("sink."));
+    };
+    const bool anyMiddle
+        = std::any_of(nodes.begin(), nodes.end(), [&](const QString &n) { return !edge(n); });
     for (const QString &n : nodes) {
-        // Sources before the watermark node have no event time: nothing to plot.
+        if (anyMiddle && edge(n))
+            continue;
         if (h.series(n, Figure::Watermark).isEmpty() && h.series(n, Figure::MaxEventTime).isEmpty()
             && !h.lastWatermark(n))
             continue;
         const QColor c = style::series(colour++);
-        m_watermark->ensureSeries(key("wm", n), n + tr(" watermark"), c,
-                                  TimeSeriesChart::Line::Solid);
-        m_watermark->ensureSeries(key("max", n), n + tr(" newest event"), c,
-                                  TimeSeriesChart::Line::Dashed);
+        m_watermark->ensureSeries(key("wm", n), n, c, TimeSeriesChart::Line::Solid);
+        m_watermark->ensureSeries(key("max", n), QString(), c, TimeSeriesChart::Line::Dashed);
         m_watermark->setData(key("wm", n), h.series(n, Figure::Watermark));
         m_watermark->setData(key("max", n), h.series(n, Figure::MaxEventTime));
         const auto w = h.lastWatermark(n);
@@ -96,12 +105,9 @@ void LiveCharts::update(const LiveHistory &h, qint64 startedAtMs, bool checkpoin
         if (!h.everHadState(n))
             continue;
         const QColor c = style::series(colour++);
-        m_state->ensureSeries(key("open", n), n + tr(" open windows"), c,
-                              TimeSeriesChart::Line::Solid);
-        m_state->ensureSeries(key("entries", n), n + tr(" entries"), c,
-                              TimeSeriesChart::Line::Dashed);
-        m_state->ensureSeries(key("bytes", n), n + tr(" bytes"), c, TimeSeriesChart::Line::Dotted,
-                              true);
+        m_state->ensureSeries(key("open", n), n, c, TimeSeriesChart::Line::Solid);
+        m_state->ensureSeries(key("entries", n), QString(), c, TimeSeriesChart::Line::Dashed);
+        m_state->ensureSeries(key("bytes", n), QString(), c, TimeSeriesChart::Line::Dotted, true);
         m_state->setData(key("open", n), h.series(n, Figure::OpenWindows));
         m_state->setData(key("entries", n), h.series(n, Figure::StateEntries));
         m_state->setData(key("bytes", n), h.series(n, Figure::StateBytes));
@@ -115,8 +121,8 @@ void LiveCharts::update(const LiveHistory &h, qint64 startedAtMs, bool checkpoin
         if (!h.everLateOrErrors(n))
             continue;
         const QColor c = style::series(colour++);
-        m_late->ensureSeries(key("late", n), n + tr(" late"), c, TimeSeriesChart::Line::Solid);
-        m_late->ensureSeries(key("errors", n), n + tr(" errors"), c, TimeSeriesChart::Line::Dashed);
+        m_late->ensureSeries(key("late", n), n, c, TimeSeriesChart::Line::Solid);
+        m_late->ensureSeries(key("errors", n), QString(), c, TimeSeriesChart::Line::Dashed);
         m_late->setData(key("late", n), h.series(n, Figure::Late));
         m_late->setData(key("errors", n), h.series(n, Figure::Errors));
     }

@@ -61,7 +61,7 @@ TimeSeriesChart::TimeSeriesChart(const QString &title, YKind left, QWidget *pare
     m_chart->setPlotAreaBackgroundVisible(true);
     m_chart->setMargins(QMargins(6, 4, 6, 4));
     m_chart->legend()->setLabelColor(style::text());
-    m_chart->legend()->setFont(style::font(10));
+    m_chart->legend()->setFont(style::font(11));
     m_chart->legend()->setAlignment(Qt::AlignBottom);
     // Animations would lag behind a 30 Hz feed and cost frame time.
     m_chart->setAnimationOptions(QChart::NoAnimation);
@@ -137,6 +137,10 @@ void TimeSeriesChart::ensureSeries(
     }
     s->setName(name);
     m_chart->addSeries(s);
+    // One legend entry per node: unnamed companion series (dashed, dotted) stay out of it.
+    if (name.isEmpty())
+        for (QLegendMarker *marker : m_chart->legend()->markers(s))
+            marker->setVisible(false);
     s->attachAxis(m_x);
     s->attachAxis(right && m_right ? m_right : m_left);
     m_series.insert(key, Entry{s, {}, right && m_right});
@@ -225,7 +229,10 @@ void TimeSeriesChart::redraw()
         }
         e.series->replace(pts);
     }
-    m_x->setRange(0, std::ceil(xMax * 1.02));
+    m_x->setRange(0, xMax < 5 ? xMax * 1.05 : std::ceil(xMax * 1.02));
+    m_x->applyNiceNumbers();
+    m_x->setLabelFormat(m_x->max() - m_x->min() < 8 ? QStringLiteral("%.1f")
+                                                    : QStringLiteral("%.0f"));
     fitAxis(m_left, m_leftKind, lo[0], hi[0]);
     if (m_right)
         fitAxis(m_right, m_rightKind, lo[1], hi[1]);

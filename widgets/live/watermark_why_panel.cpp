@@ -14,15 +14,17 @@ WatermarkWhyPanel::WatermarkWhyPanel(QWidget *parent)
     : QWidget(parent)
     , m_title(new QLabel(this))
     , m_explain(new QLabel(this))
-    , m_table(new QTableWidget(0, 5, this))
+    , m_table(new QTableWidget(0, 4, this))
 {
     setObjectName(QStringLiteral("watermarkWhy"));
     m_title->setFont(style::font(13, true));
     m_explain->setFont(style::font(11));
     m_explain->setWordWrap(true);
     m_explain->setTextFormat(Qt::RichText);
-    m_table->setHorizontalHeaderLabels({tr("Input / partition"), tr("Watermark"),
-                                        tr("Behind newest event"), tr("State"), tr("Last record")});
+    m_table->setHorizontalHeaderLabels(
+        {tr("Input / partition"), tr("Watermark"), tr("Lag"), tr("State")});
+    m_table->horizontalHeaderItem(2)->setToolTip(
+        tr("How far the input's watermark is behind the newest event at this node"));
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->verticalHeader()->hide();

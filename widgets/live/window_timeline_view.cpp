@@ -22,8 +22,8 @@ namespace tideline::live {
 
 namespace {
 
-constexpr int kLabelWidth = 120;
-constexpr int kAxisHeight = 34;
+constexpr int kLabelWidth = 130;
+constexpr int kAxisHeight = 50;
 constexpr int kLegendHeight = 30;
 
 qint64 niceStep(double span, int ticks)
@@ -128,7 +128,7 @@ void WindowTimelineCanvas::paintEvent(QPaintEvent *)
     const qint64 spanMs = span();
     qint64 right = *maxT;
     if (m.type() != WindowTimelineModel::Type::Unknown)
-        right += std::max(m.size(), m.gap()) / 2;
+        right += std::max(m.size(), m.gap()); // the newest open window fully in view
     if (!m_follow && m_lastRight != 0)
         right = m_lastRight;
     const_cast<WindowTimelineCanvas *>(this)->m_lastRight = right;
@@ -204,8 +204,11 @@ void WindowTimelineCanvas::paintEvent(QPaintEvent *)
             p.fillRect(lane, style::panel());
         p.setPen(style::text());
         p.setFont(style::font(laneH >= 30 ? 11 : 9));
+        const QString name = m.keyFields().size() == 1
+                                 ? m.keyFields().first() + QStringLiteral(" = ") + lanes[i]
+                                 : lanes[i];
         p.drawText(QRectF(4, lane.top(), kLabelWidth - 8, laneH), Qt::AlignLeft | Qt::AlignVCenter,
-                   p.fontMetrics().elidedText(lanes[i], Qt::ElideRight, kLabelWidth - 8));
+                   p.fontMetrics().elidedText(name, Qt::ElideRight, kLabelWidth - 8));
     }
     p.save();
     p.setClipRect(plot.adjusted(-6, -2, 6, 2));
@@ -273,30 +276,40 @@ void WindowTimelineCanvas::paintEvent(QPaintEvent *)
     // --- records ---
     const double dotY0 = barArea + 2;
     const double radius = std::clamp(laneH * 0.12, 3.0, 6.0);
-    const qint64 lastSeq = m.dots().empty() ? 0 : m.dots().back().seq;
-    for (auto it = m.dots().crbegin(); it != m.dots().crend(); ++it) {
-        if (it->t < left || it->t > right)
-            continue;
-        auto li = laneOf.constFind(it->key);
-        if (li == laneOf.constEnd())
-            continue;
-        const double y = plot.top() + *li * laneH + dotY0 + (laneH - dotY0) / 2;
-        const QPointF c(xOf(it->t), y);
-        const QColor col = dotColour(it->status);
-        p.setPen(QPen(col.darker(150), 1));
-        p.setBrush(col);
-        p.drawEllipse(c, radius, radius);
-        if (it->status == TimelineDot::TooLate) {
-            p.setPen(QPen(Qt::white, 1.6));
-            p.drawLine(c + QPointF(-radius * 0.6, -radius * 0.6),
-                       c + QPointF(radius * 0.6, radius * 0.6));
-            p.drawLine(c + QPointF(-radius * 0.6, radius * 0.6),
-                       c + QPointF(radius * 0.6, -radius * 0.6));
+    // On-time dots first, then late-but-accepted, then too late on top: the rare ones stay
+    // visible in a dense stream. A small vertical jitter keeps neighbours apart.
+    for (int pass = 0; pass < 3; ++pass)
+        for (auto it = m.dots().crbegin(); it != m.dots().crend(); ++it) {
+            if (it->status != pass || it->t < left || it->t > right)
+                continue;
+            auto li = laneOf.constFind(it->key);
+            if (li == laneOf.constEnd())
+                continue;
+            const double jitter = static_cast<double>((it->seq * 37) % 5 - 2) * radius * 0.7;
+            const double y = plot.top() + *li * laneH + dotY0 + (laneH - dotY0) / 2 + jitter;
+            const QPointF c(xOf(it->t), y);
+            const QColor col = dotColour(it->status);
+            const double r = it->status == TimelineDot::OnTime ? radius : radius + 1.5;
+            p.setPen(QPen(col.darker(160), 1));
+            p.setBrush(col);
+            p.drawEllipse(c, r, r);
+            if (it->status == TimelineDot::TooLate) {
+                p.setPen(QPen(Qt::white, 1.6));
+                p.drawLine(c + QPointF(-r * 0.6, -r * 0.6), c + QPointF(r * 0.6, r * 0.6));
+                p.drawLine(c + QPointF(-r * 0.6, r * 0.6), c + QPointF(r * 0.6, -r * 0.6));
+            }
         }
-        if (it->seq == lastSeq) { // the newest record gets a ring: Step shows where it went
-            p.setPen(QPen(Qt::white, 2));
+    // The newest record gets a ring: Step shows where it went.
+    if (!m.dots().empty()) {
+        const TimelineDot &d = m.dots().back();
+        auto li = laneOf.constFind(d.key);
+        if (li != laneOf.constEnd() && d.t >= left && d.t <= right) {
+            const double jitter = static_cast<double>((d.seq * 37) % 5 - 2) * radius * 0.7;
+            const QPointF c(xOf(d.t),
+                            plot.top() + *li * laneH + dotY0 + (laneH - dotY0) / 2 + jitter);
+            p.setPen(QPen(Qt::white, 2.2));
             p.setBrush(Qt::NoBrush);
-            p.drawEllipse(c, radius + 4, radius + 4);
+            p.drawEllipse(c, radius + 5, radius + 5);
         }
     }
     p.restore();
@@ -307,11 +320,12 @@ void WindowTimelineCanvas::paintEvent(QPaintEvent *)
             return;
         const double x = xOf(t);
         p.setPen(QPen(col, 2.4, ps));
-        p.drawLine(QPointF(x, plot.top() - 4), QPointF(x, plot.bottom()));
+        p.drawLine(QPointF(x, 27), QPointF(x, plot.bottom()));
         p.setFont(style::font(10, true));
-        const QRectF box(x - 4 - p.fontMetrics().horizontalAdvance(label) - 8,
-                         top ? 20 : plot.bottom() - 20,
-                         p.fontMetrics().horizontalAdvance(label) + 8, 17);
+        // Labels live in the band above the lanes: W's left of its line, the newest event's
+        // right of it, so they never cover records.
+        const double tw = p.fontMetrics().horizontalAdvance(label) + 10;
+        const QRectF box(top ? x - tw - 3 : x + 3, 27, tw, 19);
         p.fillRect(box, QColor(0, 0, 0, 170));
         p.setPen(col);
         p.drawText(box, Qt::AlignCenter, label);

@@ -163,7 +163,7 @@ void EngineBridge::workerLoop()
         // Let the UI catch up before producing more records (bounded memory).
         while (m_queueLimit > 0 && !m_job->stopRequested()) {
             std::unique_lock lock(m_tapMutex);
-            if (m_records.size() < m_queueLimit)
+            if (m_records.size() < static_cast<std::size_t>(m_queueLimit))
                 break;
             m_drained.wait_for(lock, std::chrono::milliseconds(20));
             std::lock_guard q(m_mutex);
@@ -267,15 +267,26 @@ void EngineBridge::shutdown()
     m_job.reset();
 }
 
-QList<L::TappedRecord> EngineBridge::takeRecords()
+QList<L::TappedRecord> EngineBridge::takeRecords(int max)
 {
     QList<L::TappedRecord> out;
     {
         std::lock_guard lock(m_tapMutex);
-        out.swap(m_records);
+        const auto n = std::min<std::size_t>(m_records.size(), static_cast<std::size_t>(max));
+        out.reserve(static_cast<qsizetype>(n));
+        for (std::size_t i = 0; i < n; ++i) {
+            out.push_back(std::move(m_records.front()));
+            m_records.pop_front();
+        }
     }
     m_drained.notify_all();
     return out;
+}
+
+qsizetype EngineBridge::queuedRecords()
+{
+    std::lock_guard lock(m_tapMutex);
+    return static_cast<qsizetype>(m_records.size());
 }
 
 QList<L::WatermarkChange> EngineBridge::takeWatermarks()
@@ -294,7 +305,6 @@ void EngineBridge::poll()
     const bool done = m_workerDone.load();
     const auto ws = static_cast<State>(m_workerState.load());
     if (done) {
-        m_timer.stop();
         m_failure = QString::fromStdString(m_job->failure());
         // The final snapshot is published before the worker reports done: take it now.
         m_snapshot = toLive(m_job->snapshot());
@@ -303,8 +313,12 @@ void EngineBridge::poll()
         QMetaEnum::fromType<State>().valueToKey(static_cast<int>(done ? ws : m_state)));
     ++m_frames;
     Q_EMIT frame();
-    if (done && m_state != ws)
-        setState(ws);
+    // The run is over once the UI has taken every tapped record (frames take them in slices).
+    if (done && queuedRecords() == 0) {
+        m_timer.stop();
+        if (m_state != ws)
+            setState(ws);
+    }
 }
 
 void EngineBridge::setState(State s)

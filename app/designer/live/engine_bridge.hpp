@@ -18,6 +18,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <deque>
 #include <memory>
 #include <mutex>
 
@@ -68,7 +69,10 @@ public:
     void watchEdge(const QString &node, const QString &port);
 
     const tideline::live::Snapshot &snapshot() const { return m_snapshot; }
-    QList<tideline::live::TappedRecord> takeRecords();
+    /// Takes at most `max` of the oldest tapped records (the rest stay queued, so a slow UI
+    /// holds the worker back instead of growing memory).
+    QList<tideline::live::TappedRecord> takeRecords(int max = 1 << 30);
+    qsizetype queuedRecords();
     QList<tideline::live::WatermarkChange> takeWatermarks();
     const QList<tideline::live::NodeInfo> &nodes() const { return m_nodes; }
     const QList<tideline::live::EdgeInfo> &edges() const { return m_edges; }
@@ -116,7 +120,7 @@ private:
 
     std::mutex m_tapMutex;
     std::condition_variable m_drained;
-    QList<tideline::live::TappedRecord> m_records;
+    std::deque<tideline::live::TappedRecord> m_records;
     QList<tideline::live::WatermarkChange> m_watermarks;
 };
 

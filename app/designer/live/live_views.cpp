@@ -6,6 +6,7 @@
 #include "live/late_ledger.hpp"
 #include "live/live_charts.hpp"
 #include "live/live_history.hpp"
+#include "live/live_style.hpp"
 #include "live/output_preview.hpp"
 #include "live/time_text.hpp"
 #include "live/watermark_why_panel.hpp"
@@ -24,6 +25,8 @@
 #include <QStatusBar>
 #include <QStyle>
 #include <QToolBar>
+
+#include <limits>
 
 namespace tideline::designer {
 
@@ -76,6 +79,7 @@ const L::WindowTimelineModel *LiveController::timelineModel(const QString &node)
 
 void LiveController::buildToolbar()
 {
+    m_window.addToolBarBreak(); // its own row: the status text needs the width
     m_toolbar = m_window.addToolBar(tr("Run"));
     m_toolbar->setObjectName(QStringLiteral("liveToolbar"));
     m_toolbar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
@@ -102,14 +106,15 @@ void LiveController::buildToolbar()
     m_pace->setToolTip(tr("How fast sources feed the pipeline (generator and file sources)"));
     m_pace->addItem(tr("Pace as in file"), QStringLiteral("file"));
     m_pace->addItem(tr("Flat out"), QStringLiteral("flat"));
-    for (int rps : {2, 10, 100, 1000})
+    for (int rps : {2, 5, 20, 50, 100, 200, 1000})
         m_pace->addItem(tr("%1 records/s").arg(rps), QStringLiteral("rps:%1").arg(rps));
     for (int speed : {1, 10, 60, 600})
         m_pace->addItem(tr("event time ×%1").arg(speed), QStringLiteral("speed:%1").arg(speed));
     m_toolbar->addWidget(m_pace);
     m_status = new QLabel(m_toolbar);
     m_status->setObjectName(QStringLiteral("liveStatus"));
-    m_status->setMinimumWidth(320);
+    m_status->setMinimumWidth(420);
+    m_status->setFont(L::style::font(11));
     m_status->setContentsMargins(10, 0, 0, 0);
     m_toolbar->addWidget(m_status);
 
@@ -288,25 +293,32 @@ void LiveController::onFrame()
     timer.start();
     L::Snapshot s = m_bridge->snapshot();
     m_history->append(s);
-    const auto records = m_bridge->takeRecords();
-    const auto marks = m_bridge->takeWatermarks();
     // Records and watermark changes interleave in the loop; replay them in that order so a
-    // window's dots are classified against the watermark of their moment.
-    qsizetype wi = 0;
-    for (const auto &r : records) {
-        while (wi < marks.size() && marks[wi].recordsRead < r.recordsRead) {
-            if (auto m = m_timelines.value(marks[wi].node))
-                m->setWatermark(marks[wi].watermark);
-            ++wi;
+    // window's dots are classified against the watermark of their moment. Work on records is
+    // bounded per frame (~12 ms): what is left stays queued in the bridge, whose worker then
+    // waits, so the UI stays responsive and nothing is dropped.
+    m_pendingMarks += m_bridge->takeWatermarks();
+    auto applyMarks = [this](qint64 upTo) {
+        qsizetype wi = 0;
+        for (; wi < m_pendingMarks.size() && m_pendingMarks[wi].recordsRead < upTo; ++wi)
+            if (auto m = m_timelines.value(m_pendingMarks[wi].node))
+                m->setWatermark(m_pendingMarks[wi].watermark);
+        m_pendingMarks.remove(0, wi);
+    };
+    do {
+        const auto records = m_bridge->takeRecords(2000);
+        if (records.isEmpty())
+            break;
+        for (const auto &r : records) {
+            applyMarks(r.recordsRead);
+            if (auto m = m_timelines.value(r.node))
+                m->addRecord(r);
         }
-        if (auto m = m_timelines.value(r.node))
-            m->addRecord(r);
-    }
-    for (; wi < marks.size(); ++wi)
-        if (auto m = m_timelines.value(marks[wi].node))
-            m->setWatermark(marks[wi].watermark);
-    m_ledger->append(records);
-    m_preview->append(records);
+        m_ledger->append(records);
+        m_preview->append(records);
+    } while (timer.elapsed() < 12);
+    if (m_bridge->queuedRecords() == 0)
+        applyMarks(std::numeric_limits<qint64>::max());
     m_charts->update(*m_history, s.startedAtMs, m_bridge->checkpointsConfigured());
     m_overlay->update(s, m_bridge->edges());
     m_timeline->refresh();

@@ -96,6 +96,7 @@ private:
     QLabel *m_status = nullptr;
     QString m_selected;
     QList<double> m_frameTimes;
+    QList<tideline::live::WatermarkChange> m_pendingMarks;
 };
 
 } // namespace live

@@ -87,17 +87,29 @@ int main(int argc, char **argv)
             live->onFrame();
             save(&w, QStringLiteral("live-window.png"));
             save(w.view(), QStringLiteral("live-canvas.png"));
-            auto shotDock = [&](const QString &dockName, const QString &file) {
+            // Each view alone, floated at a projector-friendly size, then docked back.
+            auto shotDock = [&](const QString &dockName, const QString &file, QSize size) {
                 QDockWidget *d = live->dock(dockName);
                 d->raise();
+                d->setFloating(true);
+                d->resize(size);
+                QApplication::processEvents();
+                live->onFrame();
                 QApplication::processEvents();
                 save(d->widget(), file);
+                d->setFloating(false);
             };
-            shotDock(QStringLiteral("windowTimelineDock"), QStringLiteral("live-timeline.png"));
-            shotDock(QStringLiteral("lateLedgerDock"), QStringLiteral("live-ledger.png"));
-            shotDock(QStringLiteral("outputPreviewDock"), QStringLiteral("live-preview.png"));
-            shotDock(QStringLiteral("watermarkWhyDock"), QStringLiteral("live-why.png"));
-            live->dock(QStringLiteral("liveChartsDock"))->raise();
+            const QSize wide(1400, 560);
+            shotDock(QStringLiteral("windowTimelineDock"), QStringLiteral("live-timeline.png"),
+                     wide);
+            shotDock(QStringLiteral("lateLedgerDock"), QStringLiteral("live-ledger.png"), wide);
+            shotDock(QStringLiteral("outputPreviewDock"), QStringLiteral("live-preview.png"), wide);
+            shotDock(QStringLiteral("watermarkWhyDock"), QStringLiteral("live-why.png"),
+                     QSize(900, 420));
+            QDockWidget *charts = live->dock(QStringLiteral("liveChartsDock"));
+            charts->raise();
+            charts->setFloating(true);
+            charts->resize(1400, 600);
             const char *names[] = {"live-watermarks.png", "live-state.png", "live-late.png",
                                    "live-checkpoints.png"};
             for (int i = 0; i < 4; ++i) {
@@ -107,6 +119,7 @@ int main(int argc, char **argv)
                 QApplication::processEvents();
                 save(live->charts(), QString::fromLatin1(names[i]));
             }
+            charts->setFloating(false);
             live->charts()->tabs()->setCurrentIndex(0);
             live->dock(QStringLiteral("windowTimelineDock"))->raise();
             live->bridge()->shutdown();
