@@ -137,8 +137,28 @@ void CanvasOverlay::update(const Snapshot &s, const QList<EdgeInfo> &edges)
         }
         auto *l = label(m_nodes, n.node, false);
         l->setLines(lines, colours);
+        // Below the node, unless another node is there (tight stacks of sinks): then to its
+        // right, then above it.
         const QRectF r = item->sceneBoundingRect();
-        l->setPos(r.left() + 4, r.bottom() + 4);
+        const QSizeF size = l->boundingRect().size();
+        const QPointF candidates[] = {{r.left() + 4, r.bottom() + 4},
+                                      {r.right() + 8, r.top()},
+                                      {r.left() + 4, r.top() - size.height() - 4}};
+        QPointF pos = candidates[0];
+        for (const QPointF &c : candidates) {
+            const QRectF box(c, size);
+            bool clash = false;
+            for (QGraphicsItem *other : m_scene->items(box))
+                if (other != item && other->type() == widgets::NodeItem::Type) {
+                    clash = true;
+                    break;
+                }
+            if (!clash) {
+                pos = c;
+                break;
+            }
+        }
+        l->setPos(pos);
         l->show();
         seenNodes.insert(n.node);
     }

@@ -325,7 +325,8 @@ void WindowTimelineCanvas::paintEvent(QPaintEvent *)
         // Labels live in the band above the lanes: W's left of its line, the newest event's
         // right of it, so they never cover records.
         const double tw = p.fontMetrics().horizontalAdvance(label) + 10;
-        const QRectF box(top ? x - tw - 3 : x + 3, 27, tw, 19);
+        const double bx = top ? std::max(0.0, x - tw - 3) : std::min(x + 3, width() - tw - 2);
+        const QRectF box(bx, 27, tw, 19);
         p.fillRect(box, QColor(0, 0, 0, 170));
         p.setPen(col);
         p.drawText(box, Qt::AlignCenter, label);
