@@ -54,6 +54,8 @@ std::string parseCli(int argc, char **argv, CliOptions &out)
             out.help = true;
         else if (a == "--version")
             out.version = true;
+        else if (a == "--describe")
+            out.describe = true;
         else if (a == "--validate")
             out.validateOnly = true;
         else if (a == "--fresh")
