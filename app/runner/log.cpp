@@ -1,5 +1,7 @@
 #include "log.hpp"
 
+#include <tideline/engine/record_json.hpp>
+
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -70,35 +72,9 @@ Format format()
 
 std::string jsonString(std::string_view s)
 {
-    std::string out = "\"";
-    for (unsigned char c : s) {
-        switch (c) {
-        case '"':
-            out += "\\\"";
-            break;
-        case '\\':
-            out += "\\\\";
-            break;
-        case '\n':
-            out += "\\n";
-            break;
-        case '\r':
-            out += "\\r";
-            break;
-        case '\t':
-            out += "\\t";
-            break;
-        default:
-            if (c < 0x20) {
-                char buf[8];
-                std::snprintf(buf, sizeof buf, "\\u%04x", c);
-                out += buf;
-            } else {
-                out += static_cast<char>(c); // UTF-8 passes through unchanged
-            }
-        }
-    }
-    out += '"';
+    // The engine's JSON string writer: one escaping routine for records and log lines.
+    std::string out;
+    appendJsonString(s, out);
     return out;
 }
 
