@@ -10,6 +10,7 @@
 #include <tideline/engine/upsert_table.hpp>
 #include <tideline/engine/validate.hpp>
 
+#include <atomic>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -18,12 +19,11 @@
 namespace {
 
 std::atomic<tideline::Job *> g_job{nullptr};
-volatile std::sig_atomic_t g_signals = 0;
+std::atomic<int> g_signals{0}; // lock-free, so safe to touch in a signal handler
 
 extern "C" void onSignal(int)
 {
-    ++g_signals;
-    if (g_signals > 1)
+    if (g_signals.fetch_add(1) > 0)
         std::_Exit(130); // a second Ctrl-C means "now"
     if (tideline::Job *job = g_job.load())
         job->requestStop();
