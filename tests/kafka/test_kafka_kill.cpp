@@ -4,9 +4,9 @@
 // table must hold every event id exactly once, and the report says how many redeliveries the
 // upsert sink absorbed (records processed again after a restore).
 //
-// Sizes: TIDELINE_KAFKA_KILL_EVENTS (default 1,000,000), TIDELINE_KAFKA_KILLS (default 20),
-// TIDELINE_KAFKA_KILL_SEED (default 7), TIDELINE_KAFKA_KILL_MAX_DELAY_MS (default 1000: each
-// run is killed 200..max ms after it starts).
+// Sizes: TIDELINE_KAFKA_KILL_EVENTS (default 2,000,000), TIDELINE_KAFKA_KILLS (default 20),
+// TIDELINE_KAFKA_KILL_SEED (default 7), TIDELINE_KAFKA_KILL_MAX_DELAY_MS (default 600: each
+// run is killed 150..max ms after it starts).
 
 #include "kafka_harness.hpp"
 
@@ -82,7 +82,7 @@ class KafkaKillTest : public QObject
 private slots:
     void killNineAtRandomPoints()
     {
-        const long long events = envInt("TIDELINE_KAFKA_KILL_EVENTS", 1000000);
+        const long long events = envInt("TIDELINE_KAFKA_KILL_EVENTS", 2000000);
         const int kills = static_cast<int>(envInt("TIDELINE_KAFKA_KILLS", 20));
         const unsigned seed = static_cast<unsigned>(envInt("TIDELINE_KAFKA_KILL_SEED", 7));
         QTemporaryDir dir;
@@ -119,9 +119,10 @@ private slots:
         }
         const QString runner = QStringLiteral(TIDELINE_BINARY_DIR "/app/runner/tideline-run");
         std::mt19937 rng(seed);
-        // Short enough that every kill lands before the run can finish.
+        // Short enough that every kill lands before the run can finish, also on an idle machine
+        // (2M events; a run only keeps what its checkpoints, every 250 ms, made durable).
         std::uniform_int_distribution<int> delay(
-            200, static_cast<int>(envInt("TIDELINE_KAFKA_KILL_MAX_DELAY_MS", 1000)));
+            150, static_cast<int>(envInt("TIDELINE_KAFKA_KILL_MAX_DELAY_MS", 600)));
 
         int killed = 0, midStream = 0, brokerCycles = 0;
         long long redeliveries = 0;
