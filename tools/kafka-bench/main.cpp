@@ -1,12 +1,20 @@
 // tideline-kafka-bench: consume rate of source.kafka against kcat on the same topic.
 //
-//   tideline-kafka-bench [--events N] [--partitions P] [--runs R] [--mock PATH]
+//   tideline-kafka-bench [--events N] [--partitions P] [--runs R] [--side both|engine|kcat]
+//                        [--mock PATH]
 //
-// Starts tideline-kafka-mock (its own process), loads N JSON events (~90 bytes) into a topic
-// with P partitions, then alternates R times: kcat -C reading the topic to its end into
-// /dev/null, and the engine running `source.kafka (bounded) -> sink.discard` in-process (the
-// same Job tideline-run executes). Prints each run and the medians; ratio = engine / kcat.
-// The engine parses every value as JSON and adds the _kafka.* fields; kcat only copies bytes.
+// Starts tideline-kafka-mock (its own process), loads N JSON events (~75 bytes) into a topic
+// with P partitions, reads back how many the mock kept (its per-partition cap drops old data),
+// then runs R rounds. Each round runs both consumers once, alternating which goes first:
+//   - kcat: `kcat -C -b B -t T -o beginning -e -q | wc -l` (no consumer group, reads every
+//     partition to its end, prints each value; wc counts them);
+//   - engine: `source.kafka (bounded, a new group_id each run) -> sink.discard` in-process,
+//     the same Job tideline-run executes, timed from Job::create (consumer creation and
+//     metadata included, as kcat's process start is) to the end of the run.
+// Both are cold: neither has committed offsets or cached data. Each run must read exactly the
+// stored count, otherwise it is reported as invalid. Prints every run, then median and best
+// for both and the ratios engine / kcat. The engine parses every value as JSON and adds the
+// _kafka.* fields; kcat only copies bytes to a pipe.
 
 #include <tideline/engine/job.hpp>
 #include <tideline/engine/spec.hpp>
@@ -17,11 +25,13 @@
 #include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <spawn.h>
 #include <string>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
@@ -29,6 +39,11 @@
 extern char **environ;
 
 namespace {
+
+/// --engine-prop key=value: extra source.kafka properties (allowlisted); --kcat-prop key=value:
+/// the same for kcat (-X key=value). For runs that compare both with the same settings.
+tideline::Json g_engineProps = tideline::Json::object();
+std::vector<std::string> g_kcatProps;
 
 double now()
 {
@@ -85,10 +100,33 @@ struct Mock
     }
 };
 
-bool load(const std::string &bootstrap, const std::string &topic, long long n)
+struct Delivery
+{
+    long long ok = 0, failed = 0;
+    rd_kafka_resp_err_t firstError = RD_KAFKA_RESP_ERR_NO_ERROR;
+};
+
+void onDelivery(rd_kafka_t *, const rd_kafka_message_t *m, void *opaque)
+{
+    auto *d = static_cast<Delivery *>(opaque);
+    if (m->err) {
+        if (!d->failed)
+            d->firstError = m->err;
+        ++d->failed;
+    } else {
+        ++d->ok;
+    }
+}
+
+/// Loads n events round-robin over the partitions (librdkafka's sticky partitioner would put
+/// unkeyed runs on a few partitions, which then overflow the mock's per-partition cap).
+bool load(const std::string &bootstrap, const std::string &topic, int partitions, long long n)
 {
     char err[512];
+    Delivery delivery;
     rd_kafka_conf_t *c = rd_kafka_conf_new();
+    rd_kafka_conf_set_dr_msg_cb(c, &onDelivery);
+    rd_kafka_conf_set_opaque(c, &delivery);
     rd_kafka_conf_set(c, "bootstrap.servers", bootstrap.c_str(), err, sizeof err);
     rd_kafka_conf_set(c, "linger.ms", "20", err, sizeof err);
     rd_kafka_conf_set(c, "batch.num.messages", "10000", err, sizeof err);
@@ -103,6 +141,7 @@ bool load(const std::string &bootstrap, const std::string &topic, long long n)
             "{\"event_id\":%lld,\"user_id\":%lld,\"value\":%lld,\"event_time\":%lld}", i, i % 1000,
             (i * 7) % 100, 1700000000000LL + i);
         while (rd_kafka_producev(rk, RD_KAFKA_V_TOPIC(topic.c_str()),
+                                 RD_KAFKA_V_PARTITION(static_cast<std::int32_t>(i % partitions)),
                                  RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
                                  RD_KAFKA_V_VALUE(buf, static_cast<size_t>(len)), RD_KAFKA_V_END)
                == RD_KAFKA_RESP_ERR__QUEUE_FULL)
@@ -111,25 +150,74 @@ bool load(const std::string &bootstrap, const std::string &topic, long long n)
     rd_kafka_flush(rk, 120000);
     bool ok = rd_kafka_outq_len(rk) == 0;
     rd_kafka_destroy(rk);
-    return ok;
+    if (delivery.failed)
+        std::fprintf(stderr, "loading: %lld of %lld deliveries failed (first: %s)\n",
+                     delivery.failed, n, rd_kafka_err2str(delivery.firstError));
+    return ok && delivery.ok == n;
 }
 
-double runKcat(const std::string &bootstrap, const std::string &topic, long long &lines)
+struct Timing
 {
-    std::string cmd = "kcat -C -b " + bootstrap + " -t " + topic + " -o beginning -e -q | wc -l";
-    double t0 = now();
-    FILE *p = popen(cmd.c_str(), "r");
-    char out[64] = {0};
-    if (p && fgets(out, sizeof out, p))
-        lines = std::atoll(out);
-    if (p)
-        pclose(p);
-    return now() - t0;
+    double wall = 0; ///< seconds
+    double cpu = 0;  ///< user + system seconds of the consumer process (all its threads)
+};
+
+double cpuSeconds(const rusage &u)
+{
+    return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec)
+           + static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
-double
+/// kcat as its own process; its stdout is counted here (the job `| wc -l` would do), and
+/// wait4() gives kcat's own CPU time.
+Timing runKcat(const std::string &bootstrap, const std::string &topic, long long &lines)
+{
+    Timing t;
+    int out[2];
+    if (pipe(out))
+        return t;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+    posix_spawn_file_actions_addclose(&fa, out[0]);
+    std::vector<std::string> args{"kcat", "-C", "-b",        bootstrap, "-t",
+                                  topic,  "-o", "beginning", "-e",      "-q"};
+    for (const auto &kv : g_kcatProps) {
+        args.push_back("-X");
+        args.push_back(kv);
+    }
+    std::vector<char *> argv;
+    for (auto &a : args)
+        argv.push_back(a.data());
+    argv.push_back(nullptr);
+    double t0 = now();
+    pid_t pid = -1;
+    int rc = posix_spawnp(&pid, "kcat", &fa, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(out[1]);
+    if (rc != 0) {
+        close(out[0]);
+        std::cerr << "cannot run kcat\n";
+        return t;
+    }
+    static char buf[1 << 16];
+    lines = 0;
+    ssize_t n;
+    while ((n = read(out[0], buf, sizeof buf)) > 0)
+        lines += std::count(buf, buf + n, '\n');
+    close(out[0]);
+    int status = 0;
+    rusage ru{};
+    wait4(pid, &status, 0, &ru);
+    t.wall = now() - t0;
+    t.cpu = cpuSeconds(ru);
+    return t;
+}
+
+Timing
 runEngine(const std::string &bootstrap, const std::string &topic, long long &records, int run)
 {
+    Timing t;
     using namespace tideline;
     Json j{{"format", "tideline/1"},
            {"name", "kafka-bench"},
@@ -139,32 +227,73 @@ runEngine(const std::string &bootstrap, const std::string &topic, long long &rec
                                         {{"bootstrap_servers", bootstrap},
                                          {"topic", topic},
                                          {"group_id", "bench-" + std::to_string(run)},
-                                         {"bounded", true}}}},
+                                         {"bounded", true},
+                                         {"properties", g_engineProps}}}},
                                   Json{{"id", "out"}, {"kind", "sink.discard"}}})},
            {"edges", Json::array({Json{{"from", "src.out"}, {"to", "out.in"}}})}};
     auto loaded = loadSpec(j.dump());
     std::string error;
+    rusage u0{}, u1{};
+    getrusage(RUSAGE_SELF, &u0);
     double t0 = now();
     auto job = Job::create(*loaded.spec, JobOptions{}, error);
     if (!job) {
         std::cerr << "engine: " << error << "\n";
-        return -1;
+        return t;
     }
     double tc = now();
     Job::Status s = job->run();
-    double dt = now() - t0;
-    if (std::getenv("TIDELINE_KAFKA_BENCH_VERBOSE"))
-        std::fprintf(stderr, "engine: create %.3f s, run %.3f s\n", tc - t0, now() - tc);
-    if (s != Job::Status::Finished)
-        std::cerr << "engine: " << job->failure() << "\n";
+    double tr = now();
     records = job->snapshot().recordsRead;
-    return dt;
+    std::string failure = job->failure();
+    job.reset(); // closing the consumer is part of the run, as kcat's exit is
+    t.wall = now() - t0;
+    if (std::getenv("TIDELINE_KAFKA_BENCH_VERBOSE"))
+        std::fprintf(stderr, "engine: create %.3f s, run %.3f s, close %.3f s\n", tc - t0, tr - tc,
+                     now() - tr);
+    getrusage(RUSAGE_SELF, &u1);
+    t.cpu = cpuSeconds(u1) - cpuSeconds(u0);
+    if (s != Job::Status::Finished)
+        std::cerr << "engine: run did not finish: " << failure << "\n";
+    return t;
 }
 
 double median(std::vector<double> v)
 {
     std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v[v.size() / 2];
+    if (v.empty())
+        return 0;
+    return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+double best(const std::vector<double> &v)
+{
+    return v.empty() ? 0 : *std::max_element(v.begin(), v.end());
+}
+
+/// How many messages the topic holds now (sum of high - low watermarks over its partitions).
+long long storedCount(const std::string &bootstrap, const std::string &topic, int partitions)
+{
+    char err[512];
+    rd_kafka_conf_t *c = rd_kafka_conf_new();
+    rd_kafka_conf_set(c, "bootstrap.servers", bootstrap.c_str(), err, sizeof err);
+    rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_CONSUMER, c, err, sizeof err);
+    if (!rk)
+        return -1;
+    long long total = 0;
+    for (int p = 0; p < partitions; ++p) {
+        std::int64_t lo = 0, hi = 0;
+        if (rd_kafka_query_watermark_offsets(rk, topic.c_str(), p, &lo, &hi, 10000)) {
+            total = -1;
+            break;
+        }
+        total += hi - lo;
+        if (std::getenv("TIDELINE_KAFKA_BENCH_VERBOSE"))
+            std::fprintf(stderr, "partition %d: %lld..%lld\n", p, static_cast<long long>(lo),
+                         static_cast<long long>(hi));
+    }
+    rd_kafka_destroy(rk);
+    return total;
 }
 
 } // namespace
@@ -172,7 +301,8 @@ double median(std::vector<double> v)
 int main(int argc, char **argv)
 {
     long long events = 1000000;
-    int partitions = 32, runs = 3;
+    int partitions = 32, runs = 5;
+    std::string side = "both";
     std::string mockPath = TIDELINE_KAFKA_MOCK_PATH;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
@@ -182,15 +312,33 @@ int main(int argc, char **argv)
             partitions = std::atoi(argv[++i]);
         else if (a == "--runs" && i + 1 < argc)
             runs = std::atoi(argv[++i]);
+        else if (a == "--side" && i + 1 < argc)
+            side = argv[++i];
         else if (a == "--mock" && i + 1 < argc)
             mockPath = argv[++i];
+        else if (a == "--engine-prop" && i + 1 < argc) {
+            std::string kv = argv[++i];
+            auto eq = kv.find('=');
+            if (eq == std::string::npos) {
+                std::cerr << "--engine-prop needs key=value\n";
+                return 2;
+            }
+            g_engineProps[kv.substr(0, eq)] = kv.substr(eq + 1);
+        } else if (a == "--kcat-prop" && i + 1 < argc)
+            g_kcatProps.push_back(argv[++i]);
         else {
             std::cerr << "usage: tideline-kafka-bench [--events N] [--partitions P] [--runs R] "
-                         "[--mock PATH]\n";
+                         "[--side both|engine|kcat] [--engine-prop key=value]... [--kcat-prop "
+                         "key=value]... [--mock PATH]\n";
             return 2;
         }
     }
-    // The mock keeps at most 100,000 message sets / 5 MiB per partition: stay below that.
+    if (side != "both" && side != "engine" && side != "kcat") {
+        std::cerr << "--side must be both, engine or kcat\n";
+        return 2;
+    }
+    // The mock keeps at most 5 MiB / 100,000 message sets per partition (about 60,000 of these
+    // events): stay below that or the topic holds fewer than were loaded.
     if (events / partitions > 50000)
         std::cerr << "warning: " << events / partitions
                   << " events per partition may exceed the mock's per-partition cap\n";
@@ -204,27 +352,75 @@ int main(int argc, char **argv)
     std::cout << "mock " << mock.bootstrap << ", loading " << events << " events into "
               << partitions << " partitions\n";
     double t0 = now();
-    if (!load(mock.bootstrap, topic, events)) {
+    if (!load(mock.bootstrap, topic, partitions, events)) {
         std::cerr << "loading failed\n";
         return 1;
     }
-    std::cout << "loaded in " << now() - t0 << " s\n";
-    std::vector<double> kRates, eRates;
+    long long stored = storedCount(mock.bootstrap, topic, partitions);
+    std::printf("loaded in %.2f s; the topic holds %lld messages\n", now() - t0, stored);
+    if (stored <= 0)
+        return 1;
+    // Wall-clock rates are what the target is about; rates per CPU second of the consumer's
+    // process show the cost independent of what else the (shared) machine is doing.
+    std::vector<double> kRates, eRates, kCpuRates, eCpuRates;
+    bool valid = true;
+    auto rate = [](long long n, double s) {
+        return s > 0 ? static_cast<double>(n) / s : 0;
+    };
     for (int r = 0; r < runs; ++r) {
         long long lines = 0, records = 0;
-        double tk = runKcat(mock.bootstrap, topic, lines);
-        double te = runEngine(mock.bootstrap, topic, records, r);
-        double rk = static_cast<double>(lines) / tk, re = static_cast<double>(records) / te;
-        kRates.push_back(rk);
-        eRates.push_back(re);
-        std::printf("run %d: kcat %lld msgs in %.3f s = %.0f msg/s; engine %lld records in %.3f s "
-                    "= %.0f rec/s\n",
-                    r + 1, lines, tk, rk, records, te, re);
-        if (lines != events || records != events)
-            std::printf("  warning: expected %lld on both sides\n", events);
+        Timing tk, te;
+        auto doKcat = [&] {
+            tk = runKcat(mock.bootstrap, topic, lines);
+        };
+        auto doEngine = [&] {
+            te = runEngine(mock.bootstrap, topic, records, r);
+        };
+        // Alternate the order so neither side always runs on a machine warmed by the other.
+        bool kcatFirst = r % 2 == 0;
+        if (side != "engine" && kcatFirst)
+            doKcat();
+        if (side != "kcat")
+            doEngine();
+        if (side != "engine" && !kcatFirst)
+            doKcat();
+        std::printf("run %d (%s first):", r + 1, kcatFirst ? "kcat" : "engine");
+        if (side != "engine") {
+            std::printf(" kcat %lld msgs in %.3f s = %.0f msg/s (cpu %.3f s);", lines, tk.wall,
+                        rate(lines, tk.wall), tk.cpu);
+            if (lines == stored) {
+                kRates.push_back(rate(lines, tk.wall));
+                kCpuRates.push_back(rate(lines, tk.cpu));
+            } else {
+                std::printf(" INVALID (expected %lld);", stored);
+                valid = false;
+            }
+        }
+        if (side != "kcat") {
+            std::printf(" engine %lld records in %.3f s = %.0f rec/s (cpu %.3f s)", records,
+                        te.wall, rate(records, te.wall), te.cpu);
+            if (records == stored) {
+                eRates.push_back(rate(records, te.wall));
+                eCpuRates.push_back(rate(records, te.cpu));
+            } else {
+                std::printf(" INVALID (expected %lld)", stored);
+                valid = false;
+            }
+        }
+        std::printf("\n");
+        std::fflush(stdout);
     }
-    double mk = median(kRates), me = median(eRates);
-    std::printf("median: kcat %.0f msg/s, engine %.0f rec/s, engine/kcat = %.2f\n", mk, me,
-                me / mk);
-    return 0;
+    if (side != "engine")
+        std::printf("kcat:   median %.0f msg/s, best %.0f msg/s; per CPU second: median %.0f "
+                    "(%zu valid runs)\n",
+                    median(kRates), best(kRates), median(kCpuRates), kRates.size());
+    if (side != "kcat")
+        std::printf("engine: median %.0f rec/s, best %.0f rec/s; per CPU second: median %.0f "
+                    "(%zu valid runs)\n",
+                    median(eRates), best(eRates), median(eCpuRates), eRates.size());
+    if (side == "both" && !kRates.empty() && !eRates.empty())
+        std::printf("engine/kcat: median %.2f, best %.2f; per CPU second %.2f\n",
+                    median(eRates) / median(kRates), best(eRates) / best(kRates),
+                    median(eCpuRates) / median(kCpuRates));
+    return valid ? 0 : 1;
 }
