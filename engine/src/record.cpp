@@ -3,14 +3,51 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <mutex>
+#include <stdexcept>
+#include <unordered_set>
 
 namespace tideline {
 
 namespace {
 
+std::uint64_t load8(const char *p)
+{
+    std::uint64_t w;
+    std::memcpy(&w, p, sizeof w);
+    return w;
+}
+
+std::uint32_t load4(const char *p)
+{
+    std::uint32_t w;
+    std::memcpy(&w, p, sizeof w);
+    return w;
+}
+
+/// memcmp(a, b, n) == 0 for the short names records hold, without a libc call: two
+/// overlapping loads cover 4..16 bytes. Interned names often share their pointer.
+inline bool sameBytes(const char *a, const char *b, std::size_t n)
+{
+    if (a == b)
+        return true;
+    if (n >= 8) {
+        if (n <= 16)
+            return load8(a) == load8(b) && load8(a + n - 8) == load8(b + n - 8);
+        return std::memcmp(a, b, n) == 0;
+    }
+    if (n >= 4)
+        return load4(a) == load4(b) && load4(a + n - 4) == load4(b + n - 4);
+    for (std::size_t i = 0; i < n; ++i)
+        if (a[i] != b[i])
+            return false;
+    return true;
+}
+
 bool isUnder(std::string_view name, std::string_view path)
 {
-    return name.size() > path.size() && name[path.size()] == '.' && name.starts_with(path);
+    return name.size() > path.size() && name[path.size()] == '.'
+           && sameBytes(name.data(), path.data(), path.size());
 }
 
 /// The first path segment ("user" of "user.id").
@@ -48,6 +85,16 @@ struct BufferPool
 thread_local BufferPool t_pool;
 
 } // namespace
+
+StaticPath internPath(std::string_view path)
+{
+    // Node-based set: an element's bytes never move once inserted.
+    static std::mutex mutex;
+    static auto *names = new std::unordered_set<std::string>; // never freed, by design
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = names->emplace(path).first;
+    return StaticPath(*it);
+}
 
 Record::~Record()
 {
@@ -128,22 +175,23 @@ Value Record::valueAt(std::size_t idx) const
 {
     const Field &f = m_fields[idx];
     Value v;
-    v.type = f.type;
-    switch (f.type) {
+    v.type = f.type();
+    switch (v.type) {
     case ValueType::Null:
         break;
     case ValueType::Bool:
-        v.b = f.b;
+        v.b = f.v.i != 0;
         break;
     case ValueType::Int:
-        v.i = f.i;
+        v.i = f.v.i;
         break;
     case ValueType::Double:
-        v.d = f.d;
+        v.d = f.v.d;
         break;
     case ValueType::String:
     case ValueType::Raw:
-        v.s = std::string_view(m_arena.data() + f.s.off, f.s.len);
+        v.s = std::string_view(f.strStatic ? f.v.ptr : m_arena.data() + f.v.off, f.strLen);
+        v.stable = f.strStatic;
         break;
     }
     return v;
@@ -151,11 +199,12 @@ Value Record::valueAt(std::size_t idx) const
 
 int Record::indexOf(std::string_view path) const
 {
-    const char *base = m_arena.data();
-    for (std::size_t i = 0; i < m_fields.size(); ++i) {
+    const std::size_t n = m_fields.size();
+    for (std::size_t i = 0; i < n; ++i) {
         const Field &f = m_fields[i];
         if (f.nameLen == path.size()
-            && std::memcmp(base + f.nameOff, path.data(), path.size()) == 0)
+            && sameBytes(f.nameStatic ? f.name.ptr : m_arena.data() + f.name.off, path.data(),
+                         path.size()))
             return static_cast<int>(i);
     }
     return -1;
@@ -175,61 +224,81 @@ bool Record::hasObject(std::string_view path) const
     return false;
 }
 
-std::uint32_t Record::addBytes(std::string_view bytes)
+void Record::makeRoom(std::size_t need, std::string_view &a, std::string_view &b)
 {
-    // `bytes` may point into our own arena: remember its offset before a reallocation.
-    const char *base = m_arena.data();
-    auto off = static_cast<std::uint32_t>(m_arena.size());
-    if (!bytes.empty() && bytes.data() >= base && bytes.data() < base + m_arena.size()) {
-        std::size_t srcOff = static_cast<std::size_t>(bytes.data() - base);
-        m_arena.append(bytes.size(), '\0');
-        std::memmove(m_arena.data() + off, m_arena.data() + srcOff, bytes.size());
-    } else {
-        m_arena.append(bytes);
-    }
+    if (m_arena.size() + need <= m_arena.capacity())
+        return;
+    // a and b may point into our own arena: re-point them after it moves.
+    const char *old = m_arena.data();
+    const std::size_t oldSize = m_arena.size();
+    auto inside = [&](std::string_view s) {
+        return !s.empty() && s.data() >= old && s.data() < old + oldSize;
+    };
+    const bool aIn = inside(a), bIn = inside(b);
+    const std::size_t aOff = aIn ? static_cast<std::size_t>(a.data() - old) : 0;
+    const std::size_t bOff = bIn ? static_cast<std::size_t>(b.data() - old) : 0;
+    m_arena.reserve(std::max(oldSize + need, 2 * m_arena.capacity()));
+    if (aIn)
+        a = std::string_view(m_arena.data() + aOff, a.size());
+    if (bIn)
+        b = std::string_view(m_arena.data() + bOff, b.size());
+}
+
+std::size_t Record::addBytes(std::string_view bytes)
+{
+    // Callers made room first (makeRoom), so this never reallocates under `bytes`.
+    std::size_t off = m_arena.size();
+    m_arena.append(bytes.data(), bytes.size());
     return off;
 }
 
-static void fillValue(Record::Field &f, const Value &v)
+namespace {
+
+bool copiesString(const Value &v)
 {
-    f.type = v.type;
-    switch (v.type) {
-    case ValueType::Null:
-        f.i = 0;
-        break;
-    case ValueType::Bool:
-        f.b = v.b;
-        break;
-    case ValueType::Int:
-        f.i = v.i;
-        break;
-    case ValueType::Double:
-        f.d = v.d;
-        break;
-    default:
-        break;
+    return (v.type == ValueType::String || v.type == ValueType::Raw) && !v.stable;
+}
+
+void checkPathLength(std::string_view path)
+{
+    if (path.size() >= (std::size_t(1) << 24)) // Field::nameLen has 24 bits
+        throw std::length_error("record field path longer than 16 MiB");
+}
+
+} // namespace
+
+void Record::appendImpl(std::string_view path, bool staticName, const Value &v)
+{
+    if (m_fields.capacity() == 0)
+        takePooledBuffers();
+    checkPathLength(path);
+    const bool copyStr = copiesString(v);
+    std::string_view str = copyStr ? v.s : std::string_view();
+    const std::size_t need = (staticName ? 0 : path.size()) + str.size();
+    if (need)
+        makeRoom(need, path, str);
+    Field f;
+    f.nameLen = static_cast<std::uint32_t>(path.size());
+    if (staticName) {
+        f.nameStatic = 1;
+        f.name.ptr = path.data();
+    } else {
+        f.name.off = addBytes(path);
     }
+    setValue(f, v, copyStr ? addBytes(str) : 0);
+    m_fields.push_back(f);
 }
 
 void Record::append(std::string_view path, const Value &v)
 {
-    if (m_fields.capacity() == 0)
-        takePooledBuffers();
-    Field f;
-    f.nameOff = addBytes(path);
-    f.nameLen = static_cast<std::uint32_t>(path.size());
-    fillValue(f, v);
-    if (v.type == ValueType::String || v.type == ValueType::Raw) {
-        f.s.off = addBytes(v.s);
-        f.s.len = static_cast<std::uint32_t>(v.s.size());
-    }
-    m_fields.push_back(f);
+    appendImpl(path, false, v);
 }
 
-void Record::insertGrouped(Field f, std::string_view path)
+void Record::insertGrouped(const Field &f)
 {
     // Keep fields that share a top-level segment adjacent, so writers re-nest in one pass:
     // insert after the last field whose name starts with the same top segment.
+    std::string_view path = nameOf(f);
     std::string_view top = topSegment(path);
     std::size_t insertAt = m_fields.size();
     if (top.size() != path.size()) {
@@ -244,56 +313,114 @@ void Record::insertGrouped(Field f, std::string_view path)
     m_fields.insert(m_fields.begin() + static_cast<std::ptrdiff_t>(insertAt), f);
 }
 
-void Record::set(std::string_view path, const Value &v)
+void Record::setImpl(std::string_view path, bool staticName, const Value &v)
 {
     if (m_fields.capacity() == 0)
         takePooledBuffers();
-    // Copy string bytes first: v.s may point into the arena that the name append moves.
-    std::uint32_t strOff = 0;
-    if (v.type == ValueType::String || v.type == ValueType::Raw)
-        strOff = addBytes(v.s);
-    int existing = indexOf(path);
-    if (existing >= 0) {
-        Field &f = m_fields[static_cast<std::size_t>(existing)];
-        fillValue(f, v);
-        if (v.type == ValueType::String || v.type == ValueType::Raw) {
-            f.s.off = strOff;
-            f.s.len = static_cast<std::uint32_t>(v.s.size());
+    checkPathLength(path);
+    const bool copyStr = copiesString(v);
+    std::string_view str = copyStr ? v.s : std::string_view();
+    // Make room for both copies up front: path and v.s may point into this record's arena.
+    const std::size_t need = (staticName ? 0 : path.size()) + str.size();
+    if (need)
+        makeRoom(need, path, str);
+    const std::size_t strOff = copyStr ? addBytes(str) : 0;
+    // One scan finds the field itself, fields nested under it and scalars on its parent path.
+    int existing = -1;
+    bool under = false, parent = false;
+    for (std::size_t i = 0; i < m_fields.size(); ++i) {
+        const Field &f = m_fields[i];
+        const char *n = f.nameStatic ? f.name.ptr : m_arena.data() + f.name.off;
+        const std::size_t len = f.nameLen;
+        if (len == path.size()) {
+            if (sameBytes(n, path.data(), len)) {
+                existing = static_cast<int>(i);
+                break;
+            }
+        } else if (len > path.size()) {
+            under = under || (n[path.size()] == '.' && sameBytes(n, path.data(), path.size()));
+        } else {
+            parent = parent || (path[len] == '.' && sameBytes(n, path.data(), len));
         }
+    }
+    if (existing >= 0) {
+        setValue(m_fields[static_cast<std::size_t>(existing)], v, strOff);
         return;
     }
     // Setting "a" replaces an object "a.*"; setting "a.b" replaces a scalar "a".
-    remove(path);
-    for (std::size_t pos = path.find('.'); pos != std::string_view::npos;
-         pos = path.find('.', pos + 1)) {
-        int parent = indexOf(path.substr(0, pos));
-        if (parent >= 0)
-            m_fields.erase(m_fields.begin() + parent);
+    if (under)
+        remove(path);
+    if (parent) {
+        for (std::size_t pos = path.find('.'); pos != std::string_view::npos;
+             pos = path.find('.', pos + 1)) {
+            int p = indexOf(path.substr(0, pos));
+            if (p >= 0)
+                m_fields.erase(m_fields.begin() + p);
+        }
     }
     Field f;
-    f.nameOff = addBytes(path);
     f.nameLen = static_cast<std::uint32_t>(path.size());
-    fillValue(f, v);
-    if (v.type == ValueType::String || v.type == ValueType::Raw) {
-        f.s.off = strOff;
-        f.s.len = static_cast<std::uint32_t>(v.s.size());
+    if (staticName) {
+        f.nameStatic = 1;
+        f.name.ptr = path.data();
+    } else {
+        f.name.off = addBytes(path);
     }
-    insertGrouped(f, std::string_view(m_arena.data() + f.nameOff, f.nameLen));
+    setValue(f, v, strOff);
+    insertGrouped(f);
+}
+
+void Record::set(std::string_view path, const Value &v)
+{
+    setImpl(path, false, v);
+}
+
+void Record::set(StaticPath path, const Value &v)
+{
+    setImpl(path.s, true, v);
 }
 
 void Record::appendNested(std::string_view prefix, const Record &other)
 {
+    if (&other == this) {
+        const Record copy(other);
+        appendNested(prefix, copy);
+        return;
+    }
     remove(prefix);
     if (other.empty()) {
         set(prefix, Value::raw("{}"));
         return;
     }
-    std::string name;
-    for (std::size_t i = 0; i < other.size(); ++i) {
-        name.assign(prefix);
-        name += '.';
-        name += other.nameAt(i);
-        append(name, other.valueAt(i));
+    if (m_fields.capacity() == 0)
+        takePooledBuffers();
+    checkPathLength(prefix);
+    // One reservation for every name and copied string, then plain appends: no temporary
+    // name string, and other's process-lifetime strings are shared, not copied.
+    std::size_t need = 0;
+    for (const Field &of : other.m_fields) {
+        checkPathLength(std::string_view(prefix.data(), prefix.size() + 1 + of.nameLen));
+        need += prefix.size() + 1 + of.nameLen;
+        if ((of.type() == ValueType::String || of.type() == ValueType::Raw) && !of.strStatic)
+            need += of.strLen;
+    }
+    std::string_view unused;
+    makeRoom(need, prefix, unused);
+    m_fields.reserve(m_fields.size() + other.m_fields.size());
+    for (const Field &of : other.m_fields) {
+        Field f = of;
+        f.nameStatic = 0;
+        f.name.off = m_arena.size();
+        f.nameLen = static_cast<std::uint32_t>(prefix.size() + 1 + of.nameLen);
+        m_arena.append(prefix.data(), prefix.size());
+        m_arena.push_back('.');
+        std::string_view n = other.nameOf(of);
+        m_arena.append(n.data(), n.size());
+        if ((of.type() == ValueType::String || of.type() == ValueType::Raw) && !of.strStatic) {
+            f.v.off = m_arena.size();
+            m_arena.append(other.m_arena.data() + of.v.off, of.strLen);
+        }
+        m_fields.push_back(f);
     }
 }
 
@@ -301,19 +428,28 @@ bool Record::remove(std::string_view path)
 {
     std::size_t before = m_fields.size();
     std::erase_if(m_fields, [&](const Field &f) {
-        std::string_view n(m_arena.data() + f.nameOff, f.nameLen);
-        return n == path || isUnder(n, path);
+        std::string_view n = nameOf(f);
+        return (n.size() == path.size() && sameBytes(n.data(), path.data(), n.size()))
+               || isUnder(n, path);
     });
     return m_fields.size() != before;
 }
 
 void Record::keepOnly(const std::vector<std::string> &paths)
 {
+    // Lengths first: most (field, path) pairs differ in length and never reach memcmp.
     std::erase_if(m_fields, [&](const Field &f) {
-        std::string_view n(m_arena.data() + f.nameOff, f.nameLen);
-        for (const auto &p : paths)
-            if (n == p || isUnder(n, p))
+        const char *n = f.nameStatic ? f.name.ptr : m_arena.data() + f.name.off;
+        const std::size_t len = f.nameLen;
+        for (const auto &p : paths) {
+            const std::size_t pl = p.size();
+            if (len == pl) {
+                if (sameBytes(n, p.data(), pl))
+                    return false;
+            } else if (len > pl && n[pl] == '.' && sameBytes(n, p.data(), pl)) {
                 return false;
+            }
+        }
         return true;
     });
 }

@@ -11,6 +11,11 @@
 // Vocabulary: a *path* is a dotted field name; a *Value* is a non-owning view of one field's
 // value (strings point into the arena and are valid until the record is next modified).
 // Arrays and empty objects are kept as raw JSON text (ValueType::Raw).
+//
+// Names and strings that live as long as the process (string literals, tables built once,
+// names interned with internPath()) are not copied: a field then holds a pointer to them
+// instead of an arena offset (StaticPath names, Value::staticString values). A generator that
+// writes only such fields fills a record without touching its arena at all.
 
 #include <tideline/engine/time.hpp>
 
@@ -31,6 +36,10 @@ struct Value
     std::int64_t i = 0;
     double d = 0;
     std::string_view s; ///< String bytes (unescaped) or raw JSON text.
+    /// s points to bytes that live as long as the process (never freed or changed), so a
+    /// record may keep the pointer instead of copying them. Only Value::staticString (and
+    /// values read back from such fields) set it.
+    bool stable = false;
 
     static Value null() { return {}; }
     static Value boolean(bool v)
@@ -61,6 +70,15 @@ struct Value
         x.s = v;
         return x;
     }
+    /// A string whose bytes live as long as the process (literals, tables built once).
+    static Value staticString(std::string_view v)
+    {
+        Value x;
+        x.type = ValueType::String;
+        x.s = v;
+        x.stable = true;
+        return x;
+    }
     static Value raw(std::string_view json)
     {
         Value x;
@@ -79,28 +97,56 @@ bool valuesEqual(const Value &a, const Value &b);
 /// Total order used where output order must be deterministic: null < bool < number < string < raw.
 int compareValues(const Value &a, const Value &b);
 
+/// A field path whose bytes live as long as the process (a string literal, or a name returned
+/// by internPath()): records store the pointer instead of copying the bytes.
+struct StaticPath
+{
+    std::string_view s;
+    constexpr explicit StaticPath(std::string_view v)
+        : s(v)
+    {
+    }
+};
+
+/// A process-lifetime copy of path, the same one for equal paths: for names known when a
+/// pipeline is built (map's `set` keys, ...). Thread-safe; the copies are never freed, so use
+/// it for names from pipeline files, not for names read from data.
+StaticPath internPath(std::string_view path);
+
 class Record
 {
 public:
+    /// One leaf, 24 bytes. Name and string bytes are either in the arena (offsets) or in
+    /// process-lifetime storage (pointers), told apart by nameStatic / strStatic.
     struct Field
     {
-        std::uint32_t nameOff = 0;
-        std::uint32_t nameLen = 0;
-        ValueType type = ValueType::Null;
-        bool b = false;
         union {
-            std::int64_t i;
+            const char *ptr;
+            std::size_t off;
+        } name;
+        union {
+            std::int64_t i; ///< Int, and Bool as 0/1
             double d;
-            struct
-            {
-                std::uint32_t off;
-                std::uint32_t len;
-            } s;
-        };
+            const char *ptr; ///< String/Raw bytes when strStatic
+            std::size_t off; ///< String/Raw bytes in the arena otherwise
+        } v;
+        std::uint32_t nameLen : 24; ///< paths are limited to 16 MiB (records to 1 MiB)
+        std::uint32_t typeBits : 3;
+        std::uint32_t nameStatic : 1;
+        std::uint32_t strStatic : 1;
+        std::uint32_t strLen;
+
         Field()
-            : i(0)
+            : nameLen(0)
+            , typeBits(0)
+            , nameStatic(0)
+            , strStatic(0)
+            , strLen(0)
         {
+            name.off = 0;
+            v.i = 0;
         }
+        ValueType type() const { return static_cast<ValueType>(typeBits); }
     };
 
     /// Event time, assigned by a `watermark` node (kMinTime until then).
@@ -119,10 +165,7 @@ public:
 
     std::size_t size() const { return m_fields.size(); }
     bool empty() const { return m_fields.empty(); }
-    std::string_view nameAt(std::size_t i) const
-    {
-        return {m_arena.data() + m_fields[i].nameOff, m_fields[i].nameLen};
-    }
+    std::string_view nameAt(std::size_t i) const { return nameOf(m_fields[i]); }
     Value valueAt(std::size_t i) const;
 
     /// Index of the field with exactly this path, or -1.
@@ -136,6 +179,8 @@ public:
     /// Sets (or replaces) the field at path. String bytes are copied into the arena, so v may
     /// point into this record. Setting a path removes fields nested under it.
     void set(std::string_view path, const Value &v);
+    /// set() with a process-lifetime name (not copied when the field is new).
+    void set(StaticPath path, const Value &v);
     void setInt(std::string_view path, std::int64_t v) { set(path, Value::integer(v)); }
     void setDouble(std::string_view path, double v) { set(path, Value::number(v)); }
     void setString(std::string_view path, std::string_view v) { set(path, Value::string(v)); }
@@ -145,6 +190,21 @@ public:
     /// Appends a field without checking for an existing one: for parsers and builders that know
     /// the path is new and that fields sharing a prefix arrive together.
     void append(std::string_view path, const Value &v);
+    /// append() with a process-lifetime name: the name is not copied.
+    void append(StaticPath path, const Value &v)
+    {
+        // Inline fast path (generators): nothing to copy and room for one more field.
+        if (m_fields.size() < m_fields.capacity() && path.s.size() < kMaxPathLen
+            && (v.stable || (v.type != ValueType::String && v.type != ValueType::Raw))) {
+            Field &f = m_fields.emplace_back();
+            f.name.ptr = path.s.data();
+            f.nameLen = static_cast<std::uint32_t>(path.s.size());
+            f.nameStatic = 1;
+            setValue(f, v, 0);
+            return;
+        }
+        appendImpl(path.s, true, v);
+    }
     /// Copies all of other's fields under "prefix." (an empty record becomes `prefix: {}`).
     void appendNested(std::string_view prefix, const Record &other);
     /// Removes the field at path and everything nested under it. Returns whether any existed.
@@ -174,9 +234,49 @@ public:
     bool operator==(const Record &o) const;
 
 private:
+    std::string_view nameOf(const Field &f) const
+    {
+        return {f.nameStatic ? f.name.ptr : m_arena.data() + f.name.off, f.nameLen};
+    }
     void takePooledBuffers();
-    std::uint32_t addBytes(std::string_view bytes);
-    void insertGrouped(Field f, std::string_view path);
+    void makeRoom(std::size_t need, std::string_view &a, std::string_view &b);
+    std::size_t addBytes(std::string_view bytes);
+    void setName(Field &f, std::string_view path);
+    /// Stores v in f; strings that are not stable were copied to strOff by the caller.
+    static void setValue(Field &f, const Value &v, std::size_t strOff)
+    {
+        f.typeBits = static_cast<std::uint32_t>(v.type);
+        f.strStatic = 0;
+        f.strLen = 0;
+        switch (v.type) {
+        case ValueType::Null:
+            f.v.i = 0;
+            break;
+        case ValueType::Bool:
+            f.v.i = v.b ? 1 : 0;
+            break;
+        case ValueType::Int:
+            f.v.i = v.i;
+            break;
+        case ValueType::Double:
+            f.v.d = v.d;
+            break;
+        case ValueType::String:
+        case ValueType::Raw:
+            f.strLen = static_cast<std::uint32_t>(v.s.size());
+            if (v.stable) {
+                f.strStatic = 1;
+                f.v.ptr = v.s.data();
+            } else {
+                f.v.off = strOff;
+            }
+            break;
+        }
+    }
+    static constexpr std::size_t kMaxPathLen = std::size_t(1) << 24;
+    void setImpl(std::string_view path, bool staticName, const Value &v);
+    void appendImpl(std::string_view path, bool staticName, const Value &v);
+    void insertGrouped(const Field &f);
 
     std::vector<Field> m_fields;
     std::string m_arena;

@@ -13,7 +13,7 @@ namespace {
 
 struct Assignment
 {
-    std::string path;
+    StaticPath path; ///< interned once: records point at it instead of copying the name
     std::unique_ptr<expr::Expression> expr;
 };
 
@@ -78,8 +78,8 @@ std::unique_ptr<Operator> makeMap(const OperatorContext &ctx)
     if (auto it = ctx.spec.params.find("set"); it != ctx.spec.params.end() && it->is_object())
         for (auto s = it->begin(); s != it->end(); ++s) {
             std::string text = ctx.resolve(s.value().get<std::string>());
-            set.push_back(
-                {s.key(), expr::compileOrThrow("set." + s.key(), text, expr::Want::Anything)});
+            set.push_back({internPath(s.key()),
+                           expr::compileOrThrow("set." + s.key(), text, expr::Want::Anything)});
         }
     return std::make_unique<MapOperator>(std::move(set), stringList(ctx.spec.params, "keep"),
                                          stringList(ctx.spec.params, "drop"));

@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <cstdlib>
+#include <stdexcept>
 
 namespace tideline::nexmark {
 
@@ -107,7 +108,10 @@ struct Tables
     /// The same names and URLs packed into one buffer: a bid reads one of 10,000 at random,
     /// and views into contiguous memory can be prefetched without touching a string object.
     std::string packed;
-    std::vector<std::string_view> nameViews, urlViews;
+    /// Per channel, one 8-byte reference into `packed`: offset << 16 | name length << 8 | URL
+    /// length (the URL follows the name). One small entry per channel instead of two 16-byte
+    /// views halves the cache misses of a random channel (the table is 80 KB, not 320 KB).
+    std::vector<std::uint64_t> channelRefs;
     std::array<std::string, 10000> cardGroups; // "%04d"
 };
 
@@ -170,9 +174,10 @@ const Tables &tables()
             x.packed += x.channelUrls[static_cast<std::size_t>(c)];
         }
         for (std::size_t i = 0; i < offs.size(); i += 2) {
-            x.nameViews.push_back(std::string_view(x.packed).substr(offs[i].first, offs[i].second));
-            x.urlViews.push_back(
-                std::string_view(x.packed).substr(offs[i + 1].first, offs[i + 1].second));
+            if (offs[i].second > 255 || offs[i + 1].second > 255)
+                throw std::logic_error("nexmark: channel name or URL longer than 255 bytes");
+            x.channelRefs.push_back((std::uint64_t(offs[i].first) << 16)
+                                    | (std::uint64_t(offs[i].second) << 8) | offs[i + 1].second);
         }
         for (int i = 0; i < 10000; ++i) {
             char buf[8];
@@ -348,27 +353,28 @@ void Generator::write(const Plan &p, Record &out)
         else
             makeAuction(p.k, p.eventId, p.ts, rng, out);
     }
-    out.append("dateTime", Value::integer(p.ts));
+    out.append(StaticPath("dateTime"), Value::integer(p.ts));
 }
 
 void Generator::makePerson(std::int64_t eventId, std::int64_t ts, Rng &rng, Record &out)
 {
     const Tables &t = tables();
-    out.reserve(10, 320);
-    out.append("event_type", Value::integer(Person));
-    out.append("person.id", Value::integer(lastBase0PersonId(eventId) + kFirstPersonId));
+    out.reserve(10, 96);
+    out.append(StaticPath("event_type"), Value::integer(Person));
+    out.append(StaticPath("person.id"),
+               Value::integer(lastBase0PersonId(eventId) + kFirstPersonId));
     std::string &name = m_s1;
     name.assign(kFirstNames[rng.nextInt(kFirstNames.size())]);
     name += ' ';
     name += kLastNames[rng.nextInt(kLastNames.size())];
-    out.append("person.name", Value::string(name));
+    out.append(StaticPath("person.name"), Value::string(name));
     std::string &email = m_s2;
     nextString(rng, 7, ' ', email);
     email += '@';
     nextString(rng, 5, ' ', m_s3);
     email += m_s3;
     email += ".com";
-    out.append("person.emailAddress", Value::string(email));
+    out.append(StaticPath("person.emailAddress"), Value::string(email));
     std::string &card = m_s3;
     card.clear();
     for (int i = 0; i < 4; ++i) {
@@ -376,23 +382,25 @@ void Generator::makePerson(std::int64_t eventId, std::int64_t ts, Rng &rng, Reco
             card += ' ';
         card += t.cardGroups[rng.nextInt(10000)];
     }
-    out.append("person.creditCard", Value::string(card));
+    out.append(StaticPath("person.creditCard"), Value::string(card));
     std::string_view city = kCities[rng.nextInt(kCities.size())];
     std::string_view state = kStates[rng.nextInt(kStates.size())];
-    out.append("person.city", Value::string(city));
-    out.append("person.state", Value::string(state));
-    out.append("person.dateTime", Value::integer(ts));
+    out.append(StaticPath("person.city"), Value::staticString(city));
+    out.append(StaticPath("person.state"), Value::staticString(state));
+    out.append(StaticPath("person.dateTime"), Value::integer(ts));
     int size = static_cast<int>(8 + name.size() + email.size() + card.size() + city.size()
                                 + state.size());
-    out.append("person.extra", Value::string(nextExtra(rng, size, m_cfg.avgPersonBytes)));
+    out.append(StaticPath("person.extra"),
+               Value::staticString(nextExtra(rng, size, m_cfg.avgPersonBytes)));
 }
 
 void Generator::makeAuction(
     std::int64_t k, std::int64_t eventId, std::int64_t ts, Rng &rng, Record &out)
 {
-    out.reserve(12, 700);
-    out.append("event_type", Value::integer(Auction));
-    out.append("auction.id", Value::integer(lastBase0AuctionId(eventId) + kFirstAuctionId));
+    out.reserve(12, 160);
+    out.append(StaticPath("event_type"), Value::integer(Auction));
+    out.append(StaticPath("auction.id"),
+               Value::integer(lastBase0AuctionId(eventId) + kFirstAuctionId));
     std::int64_t seller;
     if (rng.nextInt(static_cast<std::uint32_t>(m_cfg.hotSellersRatio)) > 0)
         seller = (lastBase0PersonId(eventId) / kHotSellerBatch) * kHotSellerBatch;
@@ -413,15 +421,15 @@ void Generator::makeAuction(
     std::int64_t reserve = initialBid + nextPrice(rng);
     int size = static_cast<int>(8 + m_s1.size() + m_s2.size() + 8 + 8 + 8 + 8 + 8);
     std::string_view extra = nextExtra(rng, size, m_cfg.avgAuctionBytes);
-    out.append("auction.itemName", Value::string(m_s1));
-    out.append("auction.description", Value::string(m_s2));
-    out.append("auction.initialBid", Value::integer(initialBid));
-    out.append("auction.reserve", Value::integer(reserve));
-    out.append("auction.dateTime", Value::integer(ts));
-    out.append("auction.expires", Value::integer(expires));
-    out.append("auction.seller", Value::integer(seller));
-    out.append("auction.category", Value::integer(category));
-    out.append("auction.extra", Value::string(extra));
+    out.append(StaticPath("auction.itemName"), Value::string(m_s1));
+    out.append(StaticPath("auction.description"), Value::string(m_s2));
+    out.append(StaticPath("auction.initialBid"), Value::integer(initialBid));
+    out.append(StaticPath("auction.reserve"), Value::integer(reserve));
+    out.append(StaticPath("auction.dateTime"), Value::integer(ts));
+    out.append(StaticPath("auction.expires"), Value::integer(expires));
+    out.append(StaticPath("auction.seller"), Value::integer(seller));
+    out.append(StaticPath("auction.category"), Value::integer(category));
+    out.append(StaticPath("auction.extra"), Value::staticString(extra));
 }
 
 void Generator::planBid(Plan &p) const
@@ -450,8 +458,11 @@ void Generator::planBid(Plan &p) const
         p.url = t.hotUrls[i];
     } else {
         std::uint32_t c = rng.nextInt(kChannels);
-        p.channel = t.nameViews[c];
-        p.url = t.urlViews[c];
+        std::uint64_t ref = t.channelRefs[c];
+        const char *name = t.packed.data() + (ref >> 16);
+        std::size_t nameLen = (ref >> 8) & 0xff;
+        p.channel = std::string_view(name, nameLen);
+        p.url = std::string_view(name + nameLen, ref & 0xff);
     }
     p.extra = nextExtra(rng, 8 + 8 + 8 + 8, m_cfg.avgBidBytes);
     // The extra slice is a random spot of a 1 MiB pool and the channel URL one of 10,000:
@@ -465,15 +476,15 @@ void Generator::planBid(Plan &p) const
 
 void Generator::writeBid(const Plan &p, Record &out) const
 {
-    out.reserve(9, 256);
-    out.append("event_type", Value::integer(Bid));
-    out.append("bid.auction", Value::integer(p.auction));
-    out.append("bid.bidder", Value::integer(p.bidder));
-    out.append("bid.price", Value::integer(p.price));
-    out.append("bid.channel", Value::string(p.channel));
-    out.append("bid.url", Value::string(p.url));
-    out.append("bid.dateTime", Value::integer(p.ts));
-    out.append("bid.extra", Value::string(p.extra));
+    out.reserve(9, 0); // names and strings are process-lifetime: no arena bytes
+    out.append(StaticPath("event_type"), Value::integer(Bid));
+    out.append(StaticPath("bid.auction"), Value::integer(p.auction));
+    out.append(StaticPath("bid.bidder"), Value::integer(p.bidder));
+    out.append(StaticPath("bid.price"), Value::integer(p.price));
+    out.append(StaticPath("bid.channel"), Value::staticString(p.channel));
+    out.append(StaticPath("bid.url"), Value::staticString(p.url));
+    out.append(StaticPath("bid.dateTime"), Value::integer(p.ts));
+    out.append(StaticPath("bid.extra"), Value::staticString(p.extra));
 }
 
 } // namespace tideline::nexmark

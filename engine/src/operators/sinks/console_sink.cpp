@@ -34,9 +34,37 @@ private:
 
 // sink.discard: counts and checksums what reaches it (benchmarks, dry runs). The checksum is a
 // sum of per-record hashes, so it does not depend on arrival order across equal results.
+// Strings are hashed 8 bytes at a time (a byte-serial FNV cost ~4 cycles per byte, a fifth of
+// a q0 run): any single changed byte still changes the record's hash, since every step
+// (xor, multiply by an odd constant) is a bijection.
 class DiscardSink final : public Operator
 {
 public:
+    static constexpr std::uint64_t kMul = 0x9e3779b97f4a7c15ULL;
+
+    static std::uint64_t load8(const char *p)
+    {
+        std::uint64_t w;
+        std::memcpy(&w, p, sizeof w);
+        return w;
+    }
+
+    static std::uint64_t hashBytes(std::string_view s)
+    {
+        std::uint64_t x = (s.size() + 1) * kMul;
+        const char *p = s.data();
+        std::size_t n = s.size();
+        if (n >= 8) {
+            for (; n > 8; p += 8, n -= 8)
+                x = (x ^ load8(p)) * kMul;
+            x = (x ^ load8(p + n - 8)) * kMul; // the last 8 bytes (may overlap the previous)
+        } else {
+            for (; n > 0; ++p, --n)
+                x = (x ^ static_cast<unsigned char>(*p)) * 1099511628211ULL;
+        }
+        return x ^ (x >> 29);
+    }
+
     void processRecord(int, Record &&rec, Output &) override
     {
         std::uint64_t h = 1469598103934665603ULL;
@@ -55,8 +83,7 @@ public:
                 break;
             case ValueType::String:
             case ValueType::Raw:
-                for (char c : v.s)
-                    x = (x ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+                x = hashBytes(v.s);
                 break;
             case ValueType::Null:
                 x = 0x9e37;
