@@ -2,15 +2,47 @@
 
 #include <simdjson.h>
 
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <mutex>
+#include <unordered_set>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 namespace tideline {
 
 // The DOM API dispatches at run time to the best kernel of the CPU (haswell, icelake, ...),
 // so the binary stays portable to any x86-64; the on-demand API would be fixed at compile time.
 namespace dom = simdjson::dom;
+
+namespace {
+
+constexpr int kFastMaxDepth = 16; // deeper lines go to simdjson (which enforces the limit)
+
+/// The fast path's per-parser state: field names already seen, as (parent, key) -> interned
+/// full path, and name buffers reused from line to line.
+struct FastNames
+{
+    struct Slot
+    {
+        const char *parent = nullptr; ///< interned parent path or kRootParent; null = empty
+        std::uint32_t keyLen = 0;
+        char key[28] = {};
+        StaticPath full{std::string_view()};
+    };
+    static constexpr std::size_t kSlots = 512; // power of two
+    static constexpr std::size_t kMaxUsed = 384;
+    std::array<Slot, kSlots> slots{};
+    std::size_t used = 0;
+    std::array<std::string, kFastMaxDepth> built;   ///< names not interned, per depth
+    std::array<std::string, kFastMaxDepth> parents; ///< a not-interned object path, per depth
+};
+
+} // namespace
 
 struct RecordParser::Impl
 {
@@ -23,6 +55,8 @@ struct RecordParser::Impl
     dom::parser parser;
     std::string padded; ///< the line plus SIMDJSON_PADDING, reused across records
     std::string prefix; ///< dotted path being built while descending
+
+    FastNames fast; ///< name cache and buffers of the fast path (see FastParser)
 };
 
 RecordParser::RecordParser(RecordLimits limits)
@@ -115,6 +149,273 @@ void parseElement(dom::element v, std::string &prefix, Record &out)
 
 } // namespace
 
+// --- Fast path -------------------------------------------------------------------------------
+//
+// Most event lines are flat-ish objects of plain ASCII strings, small integers, booleans and
+// nulls. For those, one pass over the line builds the record directly, in place (no padded
+// copy, no tape), with field names taken from a per-parser cache of interned paths instead of
+// being built and copied per field. The fast path *accepts* only that strict subset and checks
+// it completely; anything else (escapes, non-ASCII bytes, decimals, big numbers, arrays, deep
+// nesting, any syntax error) makes it give up, and the line is parsed by simdjson exactly as
+// before, so results and error messages are unchanged.
+
+namespace {
+
+const char kRootParent[1] = {0}; // parent token of top-level keys
+constexpr std::size_t kMaxInternedNames = 1u << 16;
+constexpr std::size_t kMaxInternedBytes = 4u << 20;
+
+/// Interns a field path read from data, process-wide, for as long as the table is under its
+/// cap (so data with unbounded keys cannot grow memory forever; past the cap names are copied
+/// into each record, as the simdjson path does). Returns an empty view when full.
+std::string_view internDataName(std::string_view name)
+{
+    static std::mutex mutex;
+    static auto *set = new std::unordered_set<std::string>; // never freed: records point here
+    static std::size_t bytes = 0;
+    std::lock_guard<std::mutex> lock(mutex);
+    std::string key(name);
+    if (auto it = set->find(key); it != set->end())
+        return *it;
+    if (set->size() >= kMaxInternedNames || bytes + name.size() > kMaxInternedBytes)
+        return {};
+    bytes += name.size();
+    return *set->insert(std::move(key)).first;
+}
+
+inline const char *skipWs(const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+        ++p;
+    return p;
+}
+
+/// p is just after an opening quote: the closing quote of a plain string (printable ASCII, no
+/// backslash), or null when the string is anything else or unterminated. Never reads past end.
+inline const char *plainStringEnd(const char *p, const char *end)
+{
+#ifdef __SSE2__
+    const __m128i quote = _mm_set1_epi8('"');
+    const __m128i backslash = _mm_set1_epi8('\\');
+    const __m128i space = _mm_set1_epi8(0x20);
+    while (end - p >= 16) {
+        __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
+        // Signed compare: bytes >= 0x80 are negative, so "< 0x20" also flags non-ASCII.
+        __m128i m
+            = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash)),
+                           _mm_cmplt_epi8(x, space));
+        int mask = _mm_movemask_epi8(m);
+        if (mask) {
+            const char *q = p + __builtin_ctz(static_cast<unsigned>(mask));
+            return *q == '"' ? q : nullptr;
+        }
+        p += 16;
+    }
+#endif
+    for (; p < end; ++p) {
+        auto c = static_cast<unsigned char>(*p);
+        if (c == '"')
+            return p;
+        if (c == '\\' || c < 0x20 || c >= 0x80)
+            return nullptr;
+    }
+    return nullptr;
+}
+
+class FastParser
+{
+public:
+    FastParser(FastNames &names, Record &out)
+        : m_names(names)
+        , m_out(out)
+    {
+    }
+
+    bool parse(const char *p, const char *end)
+    {
+        m_end = end;
+        p = skipWs(p, end);
+        if (p >= end || *p != '{')
+            return false;
+        ++p;
+        if (!object(p, kRootParent, std::string_view(), 0))
+            return false;
+        return skipWs(p, end) == end;
+    }
+
+private:
+    /// The full path of key under parent: interned (static) when possible, else built in
+    /// `built` (static = false). parent null means "not interned", parentName its bytes.
+    bool resolveName(const char *parent,
+                     std::string_view parentName,
+                     std::string_view key,
+                     std::string &built,
+                     std::string_view &name)
+    {
+        using Impl = FastNames;
+        std::size_t h = 0;
+        Impl::Slot *slot = nullptr;
+        if (parent && key.size() <= sizeof(Impl::Slot::key) && !key.empty()) {
+            h = (reinterpret_cast<std::uintptr_t>(parent) >> 3) * 0x9e3779b97f4a7c15ULL;
+            h ^= (key.size() << 16) | (static_cast<unsigned char>(key.front()) << 8)
+                 | static_cast<unsigned char>(key.back());
+            h = (h * 0xff51afd7ed558ccdULL) >> 40;
+            for (std::size_t i = 0; i < Impl::kSlots; ++i) {
+                Impl::Slot &s = m_names.slots[(h + i) & (Impl::kSlots - 1)];
+                if (!s.parent) {
+                    slot = &s;
+                    break;
+                }
+                if (s.parent == parent && s.keyLen == key.size()
+                    && std::memcmp(s.key, key.data(), key.size()) == 0) {
+                    name = s.full.s;
+                    return true;
+                }
+            }
+        }
+        built.clear();
+        if (!parentName.empty()) {
+            built.append(parentName);
+            built += '.';
+        }
+        built.append(key);
+        if (parent && slot && m_names.used < Impl::kMaxUsed) {
+            std::string_view interned = internDataName(built);
+            if (!interned.empty()) {
+                slot->parent = parent;
+                slot->keyLen = static_cast<std::uint32_t>(key.size());
+                std::memcpy(slot->key, key.data(), key.size());
+                slot->full = StaticPath(interned);
+                ++m_names.used;
+                name = interned;
+                return true;
+            }
+        }
+        name = built;
+        return false;
+    }
+
+    void add(std::string_view name, bool isStatic, const Value &v)
+    {
+        if (isStatic)
+            m_out.append(StaticPath(name), v);
+        else
+            m_out.append(name, v);
+    }
+
+    /// p is just after '{'; on success p is just after the matching '}'.
+    bool object(const char *&p, const char *parent, std::string_view parentName, int depth)
+    {
+        const char *end = m_end;
+        p = skipWs(p, end);
+        if (p < end && *p == '}') {
+            ++p;
+            if (!parentName.empty()) // a nested `{}` is kept as raw `{}` (as parseObject does)
+                add(parentName, parent != nullptr, Value::raw("{}"));
+            return true;
+        }
+        // Names of this level that are not interned are built here (one buffer per depth).
+        std::string &built = m_names.built[static_cast<std::size_t>(depth)];
+        while (true) {
+            if (p >= end || *p != '"')
+                return false;
+            const char *ks = ++p;
+            const char *ke = plainStringEnd(p, end);
+            if (!ke)
+                return false;
+            p = skipWs(ke + 1, end);
+            if (p >= end || *p != ':')
+                return false;
+            p = skipWs(p + 1, end);
+            if (p >= end)
+                return false;
+            std::string_view name;
+            bool isStatic
+                = resolveName(parent, parentName,
+                              std::string_view(ks, static_cast<std::size_t>(ke - ks)), built, name);
+            const char c = *p;
+            if (c == '"') {
+                const char *vs = ++p;
+                const char *ve = plainStringEnd(p, end);
+                if (!ve)
+                    return false;
+                p = ve + 1;
+                add(name, isStatic,
+                    Value::string(std::string_view(vs, static_cast<std::size_t>(ve - vs))));
+            } else if (c == '-' || (c >= '0' && c <= '9')) {
+                if (!integer(p, name, isStatic))
+                    return false;
+            } else if (c == '{') {
+                if (depth + 1 >= kFastMaxDepth)
+                    return false;
+                ++p;
+                if (isStatic) {
+                    if (!object(p, name.data(), name, depth + 1))
+                        return false;
+                } else {
+                    // Children need the path's bytes after `built` is reused at this depth.
+                    std::string &own = m_names.parents[static_cast<std::size_t>(depth)];
+                    own.assign(name);
+                    if (!object(p, nullptr, own, depth + 1))
+                        return false;
+                }
+            } else if (c == 't' && end - p >= 4 && std::memcmp(p, "true", 4) == 0) {
+                p += 4;
+                add(name, isStatic, Value::boolean(true));
+            } else if (c == 'f' && end - p >= 5 && std::memcmp(p, "false", 5) == 0) {
+                p += 5;
+                add(name, isStatic, Value::boolean(false));
+            } else if (c == 'n' && end - p >= 4 && std::memcmp(p, "null", 4) == 0) {
+                p += 4;
+                add(name, isStatic, Value::null());
+            } else {
+                return false;
+            }
+            p = skipWs(p, end);
+            if (p >= end)
+                return false;
+            if (*p == ',') {
+                p = skipWs(p + 1, end);
+                continue;
+            }
+            if (*p == '}') {
+                ++p;
+                return true;
+            }
+            return false;
+        }
+    }
+
+    /// An integer of at most 18 digits (always an int64 for simdjson too); anything else
+    /// (decimals, exponents, -0, leading zeros, longer numbers) is left to simdjson.
+    bool integer(const char *&p, std::string_view name, bool isStatic)
+    {
+        const char *end = m_end;
+        bool neg = *p == '-';
+        if (neg)
+            ++p;
+        const char *ds = p;
+        std::int64_t v = 0;
+        while (p < end && *p >= '0' && *p <= '9' && p - ds < 19) {
+            v = v * 10 + (*p - '0');
+            ++p;
+        }
+        const std::ptrdiff_t digits = p - ds;
+        if (digits == 0 || digits > 18 || (digits > 1 && *ds == '0') || (neg && v == 0))
+            return false;
+        if (p < end && (*p == '.' || *p == 'e' || *p == 'E' || (*p >= '0' && *p <= '9')))
+            return false;
+        add(name, isStatic, Value::integer(neg ? -v : v));
+        return true;
+    }
+
+    FastNames &m_names;
+    Record &m_out;
+    const char *m_end = nullptr;
+};
+
+} // namespace
+
 bool RecordParser::parse(std::string_view json, Record &out, std::string &error)
 {
     out.clear();
@@ -122,6 +423,12 @@ bool RecordParser::parse(std::string_view json, Record &out, std::string &error)
         error = "record too large: " + std::to_string(json.size()) + " bytes (limit "
                 + std::to_string(m_limits.maxBytes) + ")";
         return false;
+    }
+    {
+        FastParser fast(m_impl->fast, out);
+        if (fast.parse(json.data(), json.data() + json.size()))
+            return true;
+        out.clear(); // not in the fast subset (or malformed): simdjson decides
     }
     auto &buf = m_impl->padded;
     buf.assign(json);

@@ -9,6 +9,17 @@
 
 using namespace tideline;
 
+namespace {
+/// JSON written with single quotes (moc mis-parses raw strings holding quotes).
+std::string j(std::string s)
+{
+    for (char &c : s)
+        if (c == '\'')
+            c = '"';
+    return s;
+}
+} // namespace
+
 class TestRecord : public QObject
 {
     Q_OBJECT
@@ -85,6 +96,107 @@ private Q_SLOTS:
         QVERIFY(err.find("too large") != std::string::npos);
         // The parser is still usable afterwards.
         QVERIFY(p.parse(R"({"ok":1})", r, err));
+    }
+
+    void fastAndFallbackParsingAgree()
+    {
+        // Plain lines take the parser's fast path; a line leaves it at the first thing outside
+        // its subset (decimal, escape, non-ASCII, -0, a 19-digit number, an array) and is
+        // parsed again by simdjson. Either way the record is the same.
+        RecordParser p;
+        Record r;
+        std::string err;
+        QVERIFY2(p.parse(" { \"a\" : -12 , \"b\":{\"c\":{}, \"d\":\"x y\"},\"e\":true,\"f\":null,"
+                         "\"a\":0 }\r",
+                         r, err),
+                 err.c_str());
+        QCOMPARE(r.size(), std::size_t(6)); // duplicate keys are both kept, as simdjson does
+        QCOMPARE(r.nameAt(0), std::string_view("a"));
+        QCOMPARE(r.get("a").i, std::int64_t(-12));
+        QCOMPARE(r.get("b.c").type, ValueType::Raw);
+        QCOMPARE(std::string(r.get("b.d").s), std::string("x y"));
+        QCOMPARE(toJson(r),
+                 std::string(j("{'a':-12,'b':{'c':{},'d':'x y'},'e':true,'f':null,'a':0}")));
+        // Leaves the fast path half-way: nothing is appended twice.
+        QVERIFY(p.parse(j("{'a':1,'b':{'c':2,'d':1.5},'e':'z'}"), r, err));
+        QCOMPARE(toJson(r), std::string(j("{'a':1,'b':{'c':2,'d':1.5},'e':'z'}")));
+        QVERIFY(
+            p.parse("{\"s\":\"caf\xc3\xa9\",\"t\":\"a\\tb\",\"n\":-0,\"big\":1234567890123456789,"
+                    "\"u\":18446744073709551615,\"arr\":[1]}",
+                    r, err));
+        QCOMPARE(std::string(r.get("s").s), std::string("caf\xc3\xa9"));
+        QCOMPARE(std::string(r.get("t").s), std::string("a\tb"));
+        QCOMPARE(r.get("big").type, ValueType::Int);
+        QCOMPARE(r.get("big").i, std::int64_t(1234567890123456789LL));
+        QCOMPARE(r.get("u").type, ValueType::Double);
+        QCOMPARE(r.get("arr").type, ValueType::Raw);
+        QVERIFY(r.get("n").isNumber() && r.get("n").asDouble() == 0);
+        // Field names repeat from line to line (cached): values never leak between lines.
+        for (int i = 0; i < 3; ++i) {
+            QVERIFY(p.parse(j("{'bid':{'auction':") + std::to_string(i) + j(",'url':'u")
+                                + std::to_string(i) + j("'},'dateTime':5}"),
+                            r, err));
+            QCOMPARE(r.get("bid.auction").i, std::int64_t(i));
+            QCOMPARE(std::string(r.get("bid.url").s), "u" + std::to_string(i));
+            QCOMPARE(r.nameAt(2), std::string_view("dateTime"));
+        }
+        // Malformed after a valid start: rejected with the simdjson message.
+        for (const char *bad : {"{\"a\":1,}", "{\"a\":1} x", "{\"a\":01}", "{\"a\":tru}",
+                                "{\"a\":1", "{\"a\" 1}", "{\"a\":\"x\x01\"}"}) {
+            QVERIFY2(!p.parse(bad, r, err), bad);
+            QVERIFY(!err.empty());
+        }
+    }
+
+    void staticNamesAndStrings()
+    {
+        // Process-lifetime names and strings are referenced, not copied; the record behaves
+        // exactly as with copied ones (lookups, set, remove, copies, nesting, state).
+        Record r;
+        r.reserve(4, 0);
+        r.append(StaticPath("bid.auction"), Value::integer(7));
+        r.append(StaticPath("bid.url"), Value::staticString("https://x"));
+        r.append(StaticPath("bid.extra"), Value::string("copied"));
+        QCOMPARE(r.get("bid.url").stable, true);
+        QCOMPARE(std::string(r.get("bid.url").s), std::string("https://x"));
+        QCOMPARE(std::string(r.get("bid.extra").s), std::string("copied"));
+        r.set(internPath("price_milli"), Value::integer(7 * 908));
+        r.set(StaticPath("bid.auction"), Value::integer(8));
+        QCOMPARE(r.get("bid.auction").i, std::int64_t(8));
+        QCOMPARE(internPath("price_milli").s.data(),
+                 internPath(std::string("price_milli")).s.data());
+        Record copy = r;
+        r.clear();
+        QCOMPARE(
+            toJson(copy),
+            std::string(
+                j("{'bid':{'auction':8,'url':'https://x','extra':'copied'},'price_milli':6356}")));
+        Record outer;
+        outer.setInt("k", 1);
+        outer.appendNested("left", copy);
+        outer.appendNested("self", outer); // a record nested into itself is copied first
+        QCOMPARE(outer.get("left.bid.url").stable, true);
+        QCOMPARE(toJson(outer),
+                 j("{'k':1,'left':{'bid':{'auction':8,'url':'https://x','extra':'copied'},"
+                   "'price_milli':6356},'self':{'k':1,'left':{'bid':{'auction':8,"
+                   "'url':'https://x','extra':'copied'},'price_milli':6356}}}"));
+        StateWriter w;
+        w.record(outer);
+        StateReader rd(w.data());
+        Record back;
+        rd.record(back);
+        QVERIFY(back == outer);
+        // A value that points into the record itself survives the arena growing.
+        Record g;
+        g.setString("a", std::string(40, 'x'));
+        for (int i = 0; i < 8; ++i)
+            g.set("b" + std::to_string(i), g.get("a"));
+        g.append(std::string(g.get("a").s.substr(0, 3)), g.get("a"));
+        QCOMPARE(std::string(g.get("b7").s), std::string(40, 'x'));
+        QCOMPARE(std::string(g.get("xxx").s), std::string(40, 'x'));
+        QVERIFY(g.remove("b3"));
+        g.keepOnly({"a", "b7"});
+        QCOMPARE(g.size(), std::size_t(2));
     }
 
     void csvReadingAndWriting()

@@ -67,7 +67,9 @@ public:
             }
             if (isBlank(line))
                 continue;
-            Record rec;
+            // One record object parses every line: when downstream did not keep the last one
+            // (stateless pipelines), its buffers are still here and nothing is allocated.
+            Record &rec = m_rec;
             bool ok = m_csv ? m_csvReader.parse(line, rec, m_error)
                             : m_parser.parse(line, rec, m_error);
             if (!ok) {
@@ -141,6 +143,7 @@ private:
     RecordParser m_parser;
     CsvReader m_csvReader;
     std::string m_error;
+    Record m_rec;
     Record m_held;
     bool m_heldBack = false;
 };
