@@ -2,6 +2,7 @@
 
 #include "checkpoint/coordinator.hpp"
 #include "operators/operators.hpp"
+#include "runtime/recoverable.hpp"
 
 #include <tideline/engine/record_json.hpp>
 
@@ -97,6 +98,8 @@ std::string Runtime::initCheckpoints()
 
 void Runtime::recordCheckpoint(const observe::CheckpointInfo &info, std::size_t historyLimit)
 {
+    if (info.status == "completed")
+        ++m_checkpointsCompleted;
     std::lock_guard lock(m_publishMutex);
     m_published.lastCheckpoint = info;
     auto &h = m_published.checkpointHistory;
@@ -165,7 +168,11 @@ std::string Runtime::compile()
     }
     if (m_order.size() != n)
         return "the graph has a cycle";
+    return openOperators();
+}
 
+std::string Runtime::openOperators()
+{
     for (int v : m_order) {
         Node &node = m_nodes[static_cast<std::size_t>(v)];
         int parts = 0;
@@ -476,47 +483,59 @@ Job::Status Runtime::runFor(std::int64_t maxRecords)
         m_published.startedAtMs = m_startMs;
     }
     std::int64_t budget = maxRecords;
-    try {
-        while (budget > 0) {
-            if (stopRequested()) {
-                m_final = Job::Status::Stopped;
-                break;
-            }
-            bool produced = false;
-            bool allFinished = true;
-            for (std::size_t k = 0; k < m_sources.size() && budget > 0; ++k) {
-                int v = m_sources[(m_sourceCursor + k) % m_sources.size()];
-                Node &node = m_nodes[static_cast<std::size_t>(v)];
-                if (node.sourceFinished)
-                    continue;
-                allFinished = false;
-                std::int64_t before = m_recordsRead;
-                Output out(*this, v);
-                auto want = static_cast<int>(std::min<std::int64_t>(budget, m_options.batchSize));
-                SourceOperator::Poll r = node.source->poll(out, want);
-                budget -= std::max<std::int64_t>(m_recordsRead - before, r == SourceOperator::Poll::Produced ? 1 : 0);
-                if (r == SourceOperator::Poll::Produced)
-                    produced = true;
-                else if (r == SourceOperator::Poll::Finished) {
-                    node.sourceFinished = true;
-                    produced = true;
-                    emitWatermark(v, kMaxTime);
+    // A RecoverableError restores the last checkpoint and goes round again.
+    for (bool again = true; again;) {
+        again = false;
+        try {
+            while (budget > 0) {
+                if (stopRequested()) {
+                    m_final = Job::Status::Stopped;
+                    break;
                 }
+                bool produced = false;
+                bool allFinished = true;
+                for (std::size_t k = 0; k < m_sources.size() && budget > 0; ++k) {
+                    int v = m_sources[(m_sourceCursor + k) % m_sources.size()];
+                    Node &node = m_nodes[static_cast<std::size_t>(v)];
+                    if (node.sourceFinished)
+                        continue;
+                    allFinished = false;
+                    std::int64_t before = m_recordsRead;
+                    Output out(*this, v);
+                    auto want
+                        = static_cast<int>(std::min<std::int64_t>(budget, m_options.batchSize));
+                    SourceOperator::Poll r = node.source->poll(out, want);
+                    budget -= std::max<std::int64_t>(m_recordsRead - before,
+                                                     r == SourceOperator::Poll::Produced ? 1 : 0);
+                    if (r == SourceOperator::Poll::Produced)
+                        produced = true;
+                    else if (r == SourceOperator::Poll::Finished) {
+                        node.sourceFinished = true;
+                        produced = true;
+                        emitWatermark(v, kMaxTime);
+                    }
+                }
+                m_sourceCursor = (m_sourceCursor + 1) % std::max<std::size_t>(1, m_sources.size());
+                if (allFinished) {
+                    m_final = Job::Status::Finished;
+                    break;
+                }
+                std::int64_t now = m_clock->nowMs();
+                if (now != m_lastTickMs)
+                    tick(now);
+                if (!produced)
+                    m_clock->sleepMs(1);
             }
-            m_sourceCursor = (m_sourceCursor + 1) % std::max<std::size_t>(1, m_sources.size());
-            if (allFinished) {
-                m_final = Job::Status::Finished;
-                break;
+        } catch (const RecoverableError &e) {
+            again = restartFromCheckpoint(e.what());
+            if (!again) {
+                fail(e.what()); // keeps the restart's own failure when it set one
+                m_final = Job::Status::Failed;
             }
-            std::int64_t now = m_clock->nowMs();
-            if (now != m_lastTickMs)
-                tick(now);
-            if (!produced)
-                m_clock->sleepMs(1);
+        } catch (const std::exception &e) {
+            fail(e.what());
+            m_final = Job::Status::Failed;
         }
-    } catch (const std::exception &e) {
-        fail(e.what());
-        m_final = Job::Status::Failed;
     }
     if (m_final == Job::Status::Running) {
         publish(false);
@@ -527,6 +546,14 @@ Job::Status Runtime::runFor(std::int64_t maxRecords)
             if (onBeforeFinish)
                 onBeforeFinish(m_final);
             finishAll();
+        } catch (const RecoverableError &e) {
+            // E.g. the sink's last flush at the end of input: restore and read to the end again.
+            if (m_final == Job::Status::Finished && restartFromCheckpoint(e.what())) {
+                m_final = Job::Status::Running;
+                return runFor(std::max<std::int64_t>(budget, 1));
+            }
+            fail(e.what());
+            m_final = Job::Status::Failed;
         } catch (const std::exception &e) {
             fail(e.what());
             m_final = Job::Status::Failed;
@@ -537,12 +564,65 @@ Job::Status Runtime::runFor(std::int64_t maxRecords)
     return m_final;
 }
 
+bool Runtime::restartFromCheckpoint(const std::string &why)
+{
+    auto log = [this](const std::string &line) {
+        if (m_options.log)
+            m_options.log(line);
+    };
+    if (!m_checkpoints || m_checkpointsCompleted.load() == 0 || m_restarts >= kMaxRestarts) {
+        log(m_restarts >= kMaxRestarts
+                ? "not restarting: " + std::to_string(kMaxRestarts) + " restarts already"
+                : "not restarting: no checkpoint completed in this run to restore");
+        return false;
+    }
+    ++m_restarts;
+    log("restart " + std::to_string(m_restarts) + "/" + std::to_string(kMaxRestarts)
+        + " after: " + why + "; restoring the last completed checkpoint");
+    // Joins an in-flight checkpoint writer; the hooks point into the old coordinator.
+    m_checkpoints.reset();
+    onLoopTick = nullptr;
+    onBeforeFinish = nullptr;
+    // Sinks close before the sources they read from (reverse topological order).
+    for (auto it = m_order.rbegin(); it != m_order.rend(); ++it)
+        m_nodes[static_cast<std::size_t>(*it)].op.reset();
+    m_sources.clear();
+    for (auto &node : m_nodes) {
+        node.source = nullptr;
+        node.combinedIn = node.outW = kMinTime;
+        node.outIdle = node.sourceFinished = false;
+        for (auto &in : node.inbound) {
+            in.watermark = kMinTime;
+            in.idle = false;
+        }
+        observe::NodeMetrics m;
+        m.node = node.metrics.node;
+        m.kind = node.metrics.kind;
+        node.metrics = std::move(m);
+    }
+    m_recordsRead = 0;
+    // The newest complete checkpoint of this run, not the savepoint or state it started from.
+    m_options.fresh = false;
+    m_options.restoreFrom.clear();
+    m_options.resetState.clear();
+    std::string err = openOperators();
+    if (err.empty())
+        err = initCheckpoints();
+    if (!err.empty()) {
+        fail(why + "; restarting from the last checkpoint failed: " + err);
+        return false;
+    }
+    return true;
+}
+
 void Runtime::finishAll()
 {
     for (int v : m_order) {
         Output out(*this, v);
         try {
             m_nodes[static_cast<std::size_t>(v)].op->finish(out);
+        } catch (const RecoverableError &) {
+            throw; // already names its node; runFor() restores the last checkpoint
         } catch (const std::exception &e) {
             throw std::runtime_error("node `" + m_nodes[static_cast<std::size_t>(v)].spec->id
                                      + "`: " + e.what());

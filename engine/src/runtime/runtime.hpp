@@ -112,8 +112,15 @@ public:
     void setRecordsRead(std::int64_t n) { m_recordsRead = n; }
     /// Publishes a checkpoint outcome (lastCheckpoint + bounded history); any thread.
     void recordCheckpoint(const observe::CheckpointInfo &info, std::size_t historyLimit);
+    /// Restarts taken after RecoverableErrors (recoverable.hpp) in this run.
+    int restarts() const { return m_restarts; }
 
 private:
+    /// Creates and opens every operator (compile, and again after a restart). "" or error.
+    std::string openOperators();
+    /// After a RecoverableError: recreate the operators and restore the newest complete
+    /// checkpoint. False (run fails) without one from this run, or past kMaxRestarts.
+    bool restartFromCheckpoint(const std::string &why);
     void deliver(const Target &t, Record &&record);
     void route(int node, int port, Record &&record);
     void tapIn(const Target &t, const Record &record);
@@ -145,6 +152,8 @@ private:
     std::unique_ptr<observe::WatermarkTapCallback> m_watermarkTap;
 
     std::unique_ptr<checkpoint::Coordinator> m_checkpoints;
+    std::atomic<std::int64_t> m_checkpointsCompleted{0};
+    int m_restarts = 0;
 
     mutable std::mutex m_publishMutex;
     observe::MetricsSnapshot m_published;

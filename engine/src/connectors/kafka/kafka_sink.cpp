@@ -12,14 +12,17 @@
 // transaction. Recovery compares the group's committed offsets with the checkpoint.
 //
 // Failures: a delivery failure or fatal producer error (fencing; librdkafka 2.0.2's
-// idempotence desync #4438) destroys and recreates the producer and fails the run: the
-// records since the last checkpoint are not known to be written, and a restart restores that
-// checkpoint and replays them. Transient broker errors are retried by librdkafka.
+// idempotence desync #4438), or an abortable transaction error, drops the producer and throws
+// RecoverableError: the records since the last checkpoint are not known to be written, so the
+// runtime recreates the operators (this sink with a new producer), restores the last completed
+// checkpoint and replays from its offsets (runtime/recoverable.hpp; without a checkpoint from
+// this run the run fails instead). Transient broker errors are retried by librdkafka.
 
 #include "connectors/kafka/eos.hpp"
 #include "connectors/kafka/kafka_config.hpp"
 #include "connectors/kafka/kafka_errors.hpp"
 #include "operators/operators.hpp"
+#include "runtime/recoverable.hpp"
 
 #include <tideline/engine/record_json.hpp>
 
@@ -278,8 +281,10 @@ private:
         m_txnState = Txn::None;
     }
 
-    /// Fatal producer: drop it and start a fresh one so nothing of the broken instance is
-    /// reused, then fail the run (restart = restore the last checkpoint and replay).
+    /// Fatal producer: drop it so nothing of the broken instance is reused, and hand over to
+    /// the runtime, which recreates this sink (a new producer) and restores the last
+    /// checkpoint. Remembered: a failure seen inside snapshotState() fails that checkpoint
+    /// and is thrown again at the next record or tick.
     [[noreturn]] void failFatal(const std::string &why)
     {
         if (m_rk) {
@@ -288,23 +293,19 @@ private:
         }
         m_held.clear();
         m_txnState = Txn::None;
-        ++m_producerResets;
-        std::string msg = "node `" + m_node + "`: Kafka producer failed: " + why
-                          + "; the producer was recreated and the run stops so that a restart "
-                            "replays from the last checkpoint";
-        try {
-            createProducer();
-        } catch (const std::exception &e) {
-            msg += " (recreating it failed too: " + std::string(e.what()) + ")";
-        }
-        m_failure = msg;
-        throw std::runtime_error(msg);
+        m_failure = "node `" + m_node + "`: Kafka producer failed: " + why
+                    + "; the producer is recreated and the last checkpoint restored";
+        m_failureRecoverable = true;
+        throw RecoverableError(m_failure);
     }
 
     void checkFailure()
     {
-        if (!m_failure.empty())
+        if (!m_failure.empty()) {
+            if (m_failureRecoverable)
+                throw RecoverableError(m_failure);
             throw std::runtime_error(m_failure);
+        }
         if (!m_rk)
             return;
         std::string fatal = kafka::fatalError(m_rk);
@@ -377,9 +378,9 @@ private:
             m_txnState = Txn::None;
             m_held.clear();
             m_failure = "node `" + m_node + "`: " + what + " failed: " + msg
-                        + "; the transaction was aborted and the run stops so that a restart "
-                          "replays from the last committed checkpoint";
-            throw std::runtime_error(m_failure);
+                        + "; the transaction was aborted and the last checkpoint is restored";
+            m_failureRecoverable = true;
+            throw RecoverableError(m_failure);
         }
         m_failure = "node `" + m_node + "`: " + what + " failed: " + msg;
         throw std::runtime_error(m_failure);
@@ -476,11 +477,11 @@ private:
     std::int64_t m_epoch = 0;
     std::int64_t m_committed = 0;
     std::int64_t m_aborted = 0;
-    std::int64_t m_producerResets = 0;
     std::int64_t m_deliveryFailures = 0;
     std::uint32_t m_sinceServe = 0;
     std::string m_deliveryError;
     std::string m_failure;
+    bool m_failureRecoverable = false;
     std::string m_value, m_key;
 };
 
