@@ -6,6 +6,7 @@
 #include <tideline/engine/job.hpp>
 #include <tideline/engine/validate.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
@@ -72,11 +73,12 @@ int runRepeated(const Options &o,
                 const std::string &description,
                 const std::function<PipelineSpec()> &build,
                 const std::string &baseDir,
-                const std::string &extraJson)
+                const std::string &extraJson,
+                const std::vector<std::string> &stateNodes = {})
 {
     for (int r = 0; r < o.repeat; ++r) {
         PipelineSpec spec = build();
-        Measurement m = runPipeline(spec, baseDir);
+        Measurement m = runPipeline(spec, baseDir, stateNodes);
         if (!m.failure.empty()) {
             std::fprintf(stderr, "tideline-bench %s: %s\n", name.c_str(), m.failure.c_str());
             return 1;
@@ -213,26 +215,50 @@ int fileWindow(const Options &o)
 
 int generatorDedup(const Options &o)
 {
-    std::int64_t n = o.events > 0 ? o.events : 10000000;
+    // Every one of `ids` distinct event ids is sent once, and a fraction of them a second time
+    // (1..1000 ms of event time later) so that the stream has --events records in all.
+    std::int64_t n = o.events > 0 ? o.events : 2000000;
+    std::int64_t ids = std::min(o.ids, n);
+    if (n > 2 * ids) {
+        std::fprintf(stderr,
+                     "tideline-bench generator-dedup: --events %lld needs --ids >= %lld (each id "
+                     "is sent at most twice)\n",
+                     static_cast<long long>(n), static_cast<long long>((n + 1) / 2));
+        return 1;
+    }
+    const double dup = double(n - ids) / double(ids);
     auto build = [&] {
         PipelineSpec s;
-        addNode(s, "gen", "source.generator", generatorParams(n, o.keys, o.rate, 7, 0.1));
+        addNode(s, "gen", "source.generator", generatorParams(ids, o.keys, o.rate, 7, dup));
         addNode(s, "wm", "watermark", watermarkParams("event_time", 1000));
-        addNode(s, "dd", "dedup", {{"key", Json::array({"event_id"})}, {"within_ms", 2000}});
+        if (o.withOperator)
+            addNode(s, "dd", "dedup", {{"key", Json::array({"event_id"})}, {"within_ms", 2000}});
         addNode(s, "out", "sink.discard", Json::object());
         addEdge(s, "gen.out", "wm.in");
-        addEdge(s, "wm.out", "dd.in");
-        addEdge(s, "dd.out", "out.in");
+        addEdge(s, "wm.out", o.withOperator ? "dd.in" : "out.in");
+        if (o.withOperator)
+            addEdge(s, "dd.out", "out.in");
         return s;
     };
-    std::string desc = "source.generator(count=" + std::to_string(n)
-                       + ", duplicate_fraction=0.1) -> watermark(1000 ms) -> dedup(event_id, "
-                         "within 2000 ms) -> sink.discard";
-    return runRepeated(o, "generator-dedup", desc, build, ".", densityJson(o.rate));
+    char dupText[32];
+    std::snprintf(dupText, sizeof dupText, "%.4g", dup);
+    std::string desc = "source.generator(count=" + std::to_string(ids)
+                       + " distinct event_ids, duplicate_fraction=" + dupText + ", rate_per_s="
+                       + std::to_string(std::int64_t(o.rate)) + ") -> watermark(1000 ms) -> "
+                       + (o.withOperator ? "dedup(event_id, within 2000 ms)"
+                                         : std::string("[no dedup: --operator off]"))
+                       + " -> sink.discard";
+    return runRepeated(o, o.withOperator ? "generator-dedup" : "generator-dedup-baseline", desc,
+                       build, ".", densityJson(o.rate) + ",\"ids\":" + std::to_string(ids),
+                       o.withOperator ? std::vector<std::string>{"dd"}
+                                      : std::vector<std::string>{});
 }
 
 int generatorJoin(const Options &o)
 {
+    // Two independent streams (different seeds) over the same user_id space, each at half the
+    // rate: a record meets about (rate/2) * (upper - lower)/1000 / keys partners, i.e. 5 with
+    // the defaults, so the join emits ~2.5 pairs per input record.
     std::int64_t n = o.events > 0 ? o.events : 10000000;
     auto build = [&] {
         PipelineSpec s;
@@ -240,24 +266,34 @@ int generatorJoin(const Options &o)
         addNode(s, "right", "source.generator", generatorParams(n - n / 2, o.keys, o.rate / 2, 2));
         addNode(s, "wml", "watermark", watermarkParams("event_time", 0));
         addNode(s, "wmr", "watermark", watermarkParams("event_time", 0));
-        addNode(s, "j", "join",
-                {{"left_key", Json::array({"user_id"})},
-                 {"right_key", Json::array({"user_id"})},
-                 {"lower_ms", -500},
-                 {"upper_ms", 500}});
+        if (o.withOperator)
+            addNode(s, "j", "join",
+                    {{"left_key", Json::array({"user_id"})},
+                     {"right_key", Json::array({"user_id"})},
+                     {"lower_ms", -500},
+                     {"upper_ms", 500}});
         addNode(s, "out", "sink.discard", Json::object());
         addEdge(s, "left.out", "wml.in");
         addEdge(s, "right.out", "wmr.in");
-        addEdge(s, "wml.out", "j.left");
-        addEdge(s, "wmr.out", "j.right");
-        addEdge(s, "j.out", "out.in");
+        if (o.withOperator) {
+            addEdge(s, "wml.out", "j.left");
+            addEdge(s, "wmr.out", "j.right");
+            addEdge(s, "j.out", "out.in");
+        } else {
+            addEdge(s, "wml.out", "out.in");
+            addEdge(s, "wmr.out", "out.in");
+        }
         return s;
     };
     std::string desc = "2 x source.generator(" + std::to_string(n / 2) + " events, keys "
-                       + std::to_string(o.keys)
-                       + ") -> watermarks -> join(user_id, -500..500 ms) "
-                         "-> sink.discard";
-    return runRepeated(o, "generator-join", desc, build, ".", densityJson(o.rate));
+                       + std::to_string(o.keys) + ", " + std::to_string(std::int64_t(o.rate / 2))
+                       + " events/s of event time each) -> watermarks(0 ms) -> "
+                       + (o.withOperator ? "join(inner, user_id, -500..500 ms)"
+                                         : std::string("[no join: --operator off]"))
+                       + " -> sink.discard";
+    return runRepeated(o, o.withOperator ? "generator-join" : "generator-join-baseline", desc,
+                       build, ".", densityJson(o.rate) + ",\"keys\":" + std::to_string(o.keys),
+                       o.withOperator ? std::vector<std::string>{"j"} : std::vector<std::string>{});
 }
 
 std::string queryFile(const Options &o)
@@ -374,7 +410,13 @@ std::string parseOptions(int argc, char **argv, int first, Options &out)
             err = needInt(out.lines, 1);
         else if (a == "--keys")
             err = needInt(out.keys, 1);
-        else if (a == "--size-ms")
+        else if (a == "--ids")
+            err = needInt(out.ids, 1);
+        else if (a == "--operator") {
+            if (std::string_view(v) != "on" && std::string_view(v) != "off")
+                return a + ": expected on or off, got `" + v + "`";
+            out.withOperator = std::string_view(v) == "on";
+        } else if (a == "--size-ms")
             err = needInt(out.sizeMs, 1);
         else if (a == "--rate") {
             err = needInt(x, 1);

@@ -11,6 +11,8 @@ struct Options
     std::int64_t events = -1; ///< -1: the command's default
     std::int64_t lines = 1000000;
     std::int64_t keys = 10000;
+    std::int64_t ids = 1000000; ///< generator-dedup: distinct event ids
+    bool withOperator = true;   ///< --operator off: the same sources and sinks without the stage
     double rate = 100000;
     std::int64_t sizeMs = 10000;
     std::string query = "q5";

@@ -25,10 +25,16 @@ Commands (every pipeline ends in sink.discard; inputs are bounded):
   file-window        writes a JSONL file of --lines N (1000000) generator events to a temp
                      folder (not timed), then source.file -> watermark -> tumbling count
                      --keys K (10000)  --rate R (100000)  --size-ms S (10000)
-  generator-dedup    generator with 10 % duplicates -> watermark -> dedup(event_id) -> discard
-                     --events N  --keys K  --rate R
-  generator-join     two generators (N/2 events each) -> watermarks -> interval join on
-                     user_id (-500 ms .. +500 ms) -> discard   --events N --keys K --rate R
+  generator-dedup    generator of --ids D (1000000) distinct event_ids, some sent twice so the
+                     stream has --events N (2000000, at most 2*D) records -> watermark(1 s)
+                     -> dedup(event_id, within 2 s) -> discard   --rate R
+  generator-join     two generators (N/2 events each, --events N (10000000)) -> watermarks
+                     -> interval join on user_id (-500 ms .. +500 ms) -> discard
+                     --keys K (10000: ~5 partners per record at the default rate)  --rate R
+                     Both print the stateful node's records in/out, peak_state_entries (max of
+                     state_entries sampled every 4096 source records) and final_state_entries.
+                     --operator off runs the same sources and sink without the dedup/join
+                     stage (what the generators and watermarks cost on their own).
   nexmark            a Nexmark query from pipelines/nexmark with the in-process generator
                      --query q0|q1|q2|q5|q7|q8|q11 (q5)  --events N (50000000)
                      --rate R (100000: Nexmark V2 event-time density)  --generators G (1)

@@ -4,6 +4,7 @@
 #include <tideline/engine/job.hpp>
 #include <tideline/engine/validate.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -38,7 +39,9 @@ void discardSinks(PipelineSpec &spec)
     // A discard sink has no late/errors outputs of its own; edges into sinks stay valid.
 }
 
-Measurement runPipeline(const PipelineSpec &spec, const std::string &baseDir)
+Measurement runPipeline(const PipelineSpec &spec,
+                        const std::string &baseDir,
+                        const std::vector<std::string> &stateNodes)
 {
     Measurement m;
     for (const auto &d : validate(spec)) {
@@ -61,7 +64,23 @@ Measurement runPipeline(const PipelineSpec &spec, const std::string &baseDir)
     rusage before{}, after{};
     getrusage(RUSAGE_SELF, &before);
     auto t0 = std::chrono::steady_clock::now();
-    Job::Status status = job->run();
+    Job::Status status;
+    if (stateNodes.empty()) {
+        status = job->run();
+    } else {
+        for (const auto &id : stateNodes)
+            m.state.push_back(StateFigures{id});
+        // runFor() publishes metrics when it returns Running, so each chunk ends in a sample.
+        while ((status = job->runFor(kStateSampleRecords)) == Job::Status::Running) {
+            auto snap = job->snapshot();
+            for (auto &sf : m.state)
+                for (const auto &n : snap.nodes)
+                    if (n.node == sf.node) {
+                        sf.peakEntries = std::max(sf.peakEntries, n.stateEntries);
+                        sf.peakBytes = std::max(sf.peakBytes, n.stateBytes);
+                    }
+        }
+    }
     auto t1 = std::chrono::steady_clock::now();
     getrusage(RUSAGE_SELF, &after);
     if (status != Job::Status::Finished) {
@@ -79,6 +98,15 @@ Measurement runPipeline(const PipelineSpec &spec, const std::string &baseDir)
             m.rows += n.recordsOut;
             m.checksum += n.checksum;
         }
+        for (auto &sf : m.state)
+            if (n.node == sf.node) {
+                sf.finalEntries = n.stateEntries;
+                sf.peakEntries = std::max(sf.peakEntries, n.stateEntries);
+                sf.recordsIn = n.recordsIn;
+                sf.recordsOut = n.recordsOut;
+                sf.late = n.late;
+                sf.duplicatesDropped = n.duplicatesDropped;
+            }
     }
     return m;
 }
@@ -116,13 +144,30 @@ void print(const std::string &benchmark,
     std::printf("rows               %lld\n", static_cast<long long>(m.rows));
     std::printf("checksum           %016llx\n", static_cast<unsigned long long>(m.checksum));
     std::printf("load_avg_1m        %.2f (at start; the machine is shared)\n", m.loadBefore);
+    std::string stateJson;
+    for (const auto &sf : m.state) {
+        std::printf("node %-13s in %lld, out %lld, late %lld, duplicates_dropped %lld\n",
+                    sf.node.c_str(), static_cast<long long>(sf.recordsIn),
+                    static_cast<long long>(sf.recordsOut), static_cast<long long>(sf.late),
+                    static_cast<long long>(sf.duplicatesDropped));
+        std::printf("peak_state_entries %lld (node %s; max of state_entries sampled every %lld "
+                    "source records; state_bytes peak %.1f MiB)\n",
+                    static_cast<long long>(sf.peakEntries), sf.node.c_str(),
+                    static_cast<long long>(kStateSampleRecords), double(sf.peakBytes) / 1048576.0);
+        std::printf("final_state_entries %lld (node %s, after the inputs ended and the "
+                    "watermark passed everything)\n",
+                    static_cast<long long>(sf.finalEntries), sf.node.c_str());
+        stateJson += ",\"" + sf.node + "_peak_state_entries\":" + std::to_string(sf.peakEntries)
+                     + ",\"" + sf.node
+                     + "_final_state_entries\":" + std::to_string(sf.finalEntries);
+    }
     std::printf("json {\"benchmark\":\"%s\",\"events\":%lld,\"wall_s\":%.3f,\"events_per_s\":%.0f,"
                 "\"cpu_s\":%.3f,\"events_per_cpu_s\":%.0f,\"peak_rss_mib\":%.1f,\"rows\":%lld,"
-                "\"checksum\":\"%016llx\",\"load_avg_1m\":%.2f%s%s}\n",
+                "\"checksum\":\"%016llx\",\"load_avg_1m\":%.2f%s%s%s}\n",
                 benchmark.c_str(), static_cast<long long>(m.events), m.wallSeconds,
                 m.eventsPerSecond(), m.cpuSeconds(), m.eventsPerCpuSecond(), m.peakRssMiB,
                 static_cast<long long>(m.rows), static_cast<unsigned long long>(m.checksum),
-                m.loadBefore, extraJson.empty() ? "" : ",", extraJson.c_str());
+                m.loadBefore, stateJson.c_str(), extraJson.empty() ? "" : ",", extraJson.c_str());
     std::fflush(stdout);
 }
 

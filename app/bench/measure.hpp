@@ -7,8 +7,25 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace tideline::bench {
+
+/// State figures of one stateful node, sampled while the pipeline runs.
+struct StateFigures
+{
+    std::string node;
+    std::int64_t peakEntries = 0;  ///< max of state_entries over the samples
+    std::int64_t peakBytes = 0;    ///< max of state_bytes over the samples
+    std::int64_t finalEntries = 0; ///< state_entries after the run (inputs ended: W = +inf)
+    std::int64_t recordsIn = 0;
+    std::int64_t recordsOut = 0;
+    std::int64_t late = 0;
+    std::int64_t duplicatesDropped = 0;
+};
+
+/// Source records between two state samples (a publish + snapshot copy, a few microseconds).
+constexpr std::int64_t kStateSampleRecords = 4096;
 
 struct Measurement
 {
@@ -16,11 +33,12 @@ struct Measurement
     double wallSeconds = 0;
     double userSeconds = 0;
     double sysSeconds = 0;
-    double peakRssMiB = 0;      ///< ru_maxrss of the process so far
-    std::int64_t rows = 0;      ///< rows that reached sink.discard nodes
-    std::uint64_t checksum = 0; ///< sum of the sinks' order-independent checksums
-    double loadBefore = 0;      ///< 1-minute load average when the run started
-    std::string failure;        ///< set when the pipeline was invalid or failed
+    double peakRssMiB = 0;           ///< ru_maxrss of the process so far
+    std::int64_t rows = 0;           ///< rows that reached sink.discard nodes
+    std::uint64_t checksum = 0;      ///< sum of the sinks' order-independent checksums
+    double loadBefore = 0;           ///< 1-minute load average when the run started
+    std::string failure;             ///< set when the pipeline was invalid or failed
+    std::vector<StateFigures> state; ///< the nodes asked for in runPipeline(), in that order
 
     double cpuSeconds() const { return userSeconds + sysSeconds; }
     double eventsPerSecond() const { return wallSeconds > 0 ? double(events) / wallSeconds : 0; }
@@ -31,8 +49,13 @@ struct Measurement
 };
 
 /// Validates, compiles and runs `spec` (relative paths against baseDir). Compilation (opening
-/// files, building tables) is not timed; the run loop and the final flush are.
-Measurement runPipeline(const PipelineSpec &spec, const std::string &baseDir);
+/// files, building tables) is not timed; the run loop and the final flush are. For the nodes
+/// named in `stateNodes`, state_entries/state_bytes are sampled every kStateSampleRecords
+/// source records (Job::runFor in chunks, then a metrics snapshot; the sampling is inside the
+/// timed run) and their maxima and final values are reported.
+Measurement runPipeline(const PipelineSpec &spec,
+                        const std::string &baseDir,
+                        const std::vector<std::string> &stateNodes = {});
 
 /// Replaces every sink node by a sink.discard with the same id (keeps edges valid).
 void discardSinks(PipelineSpec &spec);

@@ -1,7 +1,11 @@
 // dedup: the first record of a key passes; repeats are dropped (counted) while the key's state
 // lives. State for a key first seen at t0 is removed once W >= t0 + within_ms, in time order
-// through a min-heap of expiry times (no scans). Records behind the watermark go to `late`.
+// through an ExpiryQueue (no scans): keys arrive nearly in time order, so expiry is a walk
+// along a ring buffer that prefetches the hash slots of the next victims (the random accesses
+// into a table of ~10^5..10^6 keys are what costs, not the instructions). Records behind the
+// watermark go to `late`.
 
+#include "operators/keys/expiry_queue.hpp"
 #include "operators/keys/key_encoder.hpp"
 #include "operators/keys/key_table.hpp"
 #include "operators/keys/params.hpp"
@@ -31,14 +35,14 @@ public:
         }
         m_enc.encode(record, m_buf); // a missing key field keys as null (all such records share it)
         // One probe sequence: tryEmplace inserts only when the key is new.
-        auto [idx, inserted] = m_keys.tryEmplace(m_buf, record.time);
+        const std::uint64_t h = Table::hashOf(m_buf);
+        auto [idx, inserted] = m_keys.tryEmplace(m_buf, h, record.time);
         if (!inserted) {
             ++m_duplicates;
             return;
         }
         m_keyBytes += m_buf.size();
-        m_expiry.push_back({satAdd(record.time, m_within), idx});
-        std::push_heap(m_expiry.begin(), m_expiry.end(), Later{});
+        m_expiry.push(satAdd(record.time, m_within), {idx, static_cast<std::uint32_t>(h)});
         out.emit(std::move(record));
     }
 
@@ -64,15 +68,17 @@ public:
         w.i64(m_w);
         w.i64(m_duplicates);
         w.u64(m_keys.size());
-        // Written in expiry order so that a restore rebuilds the same heap.
-        std::vector<Entry> order(m_expiry.begin(), m_expiry.end());
-        std::sort(order.begin(), order.end(), [this](const Entry &a, const Entry &b) {
-            return a.first != b.first ? a.first < b.first
-                                      : m_keys.entry(a.second).key < m_keys.entry(b.second).key;
+        // Written in expiry order (ties by key bytes, so equal states give equal bytes); a
+        // restore then pushes in order and the whole queue lands in the ring.
+        auto order = m_expiry.sorted();
+        std::sort(order.begin(), order.end(), [this](const Timer &a, const Timer &b) {
+            return a.at != b.at
+                       ? a.at < b.at
+                       : m_keys.entry(a.payload.entry).key < m_keys.entry(b.payload.entry).key;
         });
-        for (const auto &[at, idx] : order) {
-            w.str(m_keys.entry(idx).key);
-            w.i64(m_keys.entry(idx).value);
+        for (const auto &t : order) {
+            w.str(m_keys.entry(t.payload.entry).key);
+            w.i64(m_keys.entry(t.payload.entry).value);
         }
     }
 
@@ -87,12 +93,12 @@ public:
         for (std::uint64_t i = 0; i < n && !r.failed(); ++i) {
             std::string key = r.str();
             Timestamp t0 = r.i64();
-            auto [idx, ok] = m_keys.tryEmplace(key, t0);
+            const std::uint64_t h = Table::hashOf(key);
+            auto [idx, ok] = m_keys.tryEmplace(key, h, t0);
             if (!ok)
                 continue;
             m_keyBytes += key.size();
-            m_expiry.push_back({satAdd(t0, m_within), idx});
-            std::push_heap(m_expiry.begin(), m_expiry.end(), Later{});
+            m_expiry.push(satAdd(t0, m_within), {idx, static_cast<std::uint32_t>(h)});
         }
         expire();
     }
@@ -103,18 +109,31 @@ public:
     }
 
 private:
-    using Entry = std::pair<Timestamp, std::uint32_t>; // (expiry, entry index in m_keys)
-    struct Later
+    using Table = keys::KeyTable<Timestamp>; ///< key bytes -> first time seen (t0)
+    struct Victim
     {
-        bool operator()(const Entry &a, const Entry &b) const { return a.first > b.first; }
+        std::uint32_t entry = 0; ///< entry index in m_keys
+        std::uint32_t hash = 0;  ///< low hash bits: where its slot is, for prefetching
     };
+    using Timer = keys::ExpiryQueue<Victim>::Item;
 
     void expire()
     {
-        while (!m_expiry.empty() && m_expiry.front().first <= m_w) {
-            std::pop_heap(m_expiry.begin(), m_expiry.end(), Later{});
-            const std::uint32_t idx = m_expiry.back().second;
-            m_expiry.pop_back();
+        // Prefetch the state of the key kAhead places further along the ring: by the time
+        // the loop gets there its slot and entry are in cache.
+        constexpr std::size_t kAhead = 8;
+        for (std::size_t k = 0; k < kAhead; ++k)
+            if (const Timer *t = m_expiry.ahead(k); t && t->at <= m_w) {
+                m_keys.prefetch(t->payload.hash);
+                m_keys.prefetchEntry(t->payload.entry);
+            }
+        while (!m_expiry.empty() && m_expiry.top().at <= m_w) {
+            if (const Timer *t = m_expiry.ahead(kAhead); t && t->at <= m_w) {
+                m_keys.prefetch(t->payload.hash);
+                m_keys.prefetchEntry(t->payload.entry);
+            }
+            const std::uint32_t idx = m_expiry.top().payload.entry;
+            m_expiry.pop();
             m_keyBytes -= m_keys.entry(idx).key.size();
             m_keys.erase(idx);
         }
@@ -124,8 +143,8 @@ private:
     std::int64_t m_within;
     Timestamp m_w = kMinTime;
     std::string m_buf;
-    keys::KeyTable<Timestamp> m_keys{1 << 16};
-    std::vector<Entry> m_expiry; ///< min-heap on expiry time
+    Table m_keys{1 << 16};
+    keys::ExpiryQueue<Victim> m_expiry;
     std::size_t m_keyBytes = 0;
     std::int64_t m_duplicates = 0;
 };

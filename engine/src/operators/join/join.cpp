@@ -4,8 +4,14 @@
 // emitted when the later of the two arrives, as {"left": {...}, "right": {...}} with event time
 // max(l.t, r.t). The join's W is min(W_left, W_right) (combined by the runtime). A left record
 // is evicted once W >= l.t + upper (left_outer: emitted with "right": null if it never matched),
-// a right record once W >= r.t - lower. Eviction pops per-side min-heaps of eviction times, so
-// it never scans the state. Records with t <= W go to `late`.
+// a right record once W >= r.t - lower. Eviction pops per-side ExpiryQueues (a ring for
+// in-order times, a heap for the rest), so it never scans the state. Records with t <= W go to
+// `late`.
+//
+// Speed: buffered records are kept as flat blocks in output form (flat_record.hpp: one heap
+// block each, fields already named "left.x"/"right.x", from a size-classed pool), so a pair is
+// a pooled Record filled from two blocks, with one cache miss per buffered partner; the match
+// scan reads 24-byte links (time, next, block), not the records.
 //
 // Output watermark: inner joins forward W. A left_outer join emits an unmatched left record at
 // time l.t once W >= l.t + upper, so it holds its output watermark back by max(upper, 0)
@@ -14,13 +20,14 @@
 // A key with a null or missing field never matches (SQL): such a right record is dropped; such
 // a left record is dropped by inner joins and emitted at once unmatched by left_outer joins.
 
+#include "operators/join/flat_record.hpp"
+#include "operators/keys/expiry_queue.hpp"
 #include "operators/keys/key_encoder.hpp"
 #include "operators/keys/key_table.hpp"
 #include "operators/keys/params.hpp"
 #include "operators/operators.hpp"
 
 #include <algorithm>
-#include <functional>
 
 namespace tideline {
 
@@ -29,38 +36,32 @@ namespace {
 constexpr int kLeft = 0;
 constexpr int kRight = 1;
 constexpr std::uint32_t kNone = 0xffffffffu;
+constexpr std::string_view kPrefix[2] = {"left", "right"};
 
-struct Entry
+/// Per-key state: for each side, a list of buffered entries in arrival order (the order in
+/// which a new record meets its partners, hence the order of the pairs it emits).
+struct KeyState
 {
-    Record rec;
-    std::uint32_t slot = kNone; ///< key slot
-    std::uint32_t prev = kNone; ///< neighbours in the key's list for this side
-    std::uint32_t next = kNone;
-    std::uint8_t side = 0;
-    bool matched = false;
-    bool live = false;
-};
-
-struct KeySlot
-{
-    std::uint32_t key = kNone; ///< entry of the key bytes in the key table
     std::uint32_t head[2] = {kNone, kNone};
     std::uint32_t tail[2] = {kNone, kNone};
     std::uint32_t count = 0;
 };
 
-struct Eviction
+/// What the match scan reads of a buffered entry (24 bytes; the record itself, a flat block in
+/// output form, is touched only when it matches).
+struct Link
 {
-    Timestamp at;
-    std::uint64_t seq; ///< insertion order: equal times evict (and emit) in arrival order
-    std::uint32_t entry;
+    Timestamp t = 0;
+    std::uint32_t next = kNone;
+    std::uint32_t prev = kNone;
+    char *block = nullptr; ///< flat::write() of the record, from m_blocks
 };
-struct EvictLater
+
+struct Meta
 {
-    bool operator()(const Eviction &a, const Eviction &b) const
-    {
-        return a.at != b.at ? a.at > b.at : a.seq > b.seq;
-    }
+    std::uint32_t key = kNone; ///< entry of the key in the key table
+    std::uint8_t side = 0;
+    bool matched = false;
 };
 
 class JoinOperator final : public Operator
@@ -78,6 +79,9 @@ public:
         m_enc[kLeft] = keys::KeyEncoder(std::move(leftKey));
         m_enc[kRight] = keys::KeyEncoder(std::move(rightKey));
     }
+    ~JoinOperator() override { clearState(); }
+    JoinOperator(const JoinOperator &) = delete;
+    JoinOperator &operator=(const JoinOperator &) = delete;
 
     void processRecord(int input, Record &&record, Output &out) override
     {
@@ -86,27 +90,37 @@ public:
             out.emitLate("behind_watermark", std::move(record), m_w);
             return;
         }
+        const Timestamp t = record.time;
         if (!m_enc[side].encode(record, m_buf)) {
-            if (side == kLeft && m_outer)
-                emitUnmatched(std::move(record), out);
+            if (side == kLeft && m_outer) {
+                flat::write(m_self, kPrefix[kLeft], record);
+                emitUnmatched(m_self.data(), t, out);
+            }
             return;
         }
-        const Timestamp t = record.time;
-        const std::uint32_t found = m_keys.find(m_buf);
+        const std::uint64_t h = Keys::hashOf(m_buf);
+        const std::uint32_t found = m_keys.find(m_buf, h);
+        // The record in output form ("left.*" / "right.*"), written once: when it first
+        // matches, or when it is stored.
+        bool built = false;
         bool matched = false;
         if (found != kNone) {
-            const KeySlot &ks = m_slots[m_keys.entry(found).value];
+            const KeyState &ks = m_keys.entry(found).value;
             const int other = 1 - side;
-            for (std::uint32_t e = ks.head[other]; e != kNone; e = m_entries[e].next) {
-                Entry &o = m_entries[e];
-                const Record &l = side == kLeft ? record : o.rec;
-                const Record &r = side == kLeft ? o.rec : record;
-                if (inBounds(l.time, r.time)) {
-                    emitPair(l, r, out);
-                    if (side == kLeft)
-                        matched = true;
-                    else
-                        o.matched = true;
+            for (std::uint32_t e = ks.head[other]; e != kNone; e = m_links[e].next) {
+                const Link &o = m_links[e];
+                if (!(side == kLeft ? inBounds(t, o.t) : inBounds(o.t, t)))
+                    continue;
+                if (!built) {
+                    flat::write(m_self, kPrefix[side], record);
+                    built = true;
+                }
+                if (side == kLeft) {
+                    emitPair(m_self.data(), o.block, std::max(t, o.t), out);
+                    matched = true;
+                } else {
+                    emitPair(o.block, m_self.data(), std::max(t, o.t), out);
+                    m_meta[e].matched = true;
                 }
             }
         }
@@ -114,18 +128,18 @@ public:
         // match nothing later: finish it now instead of storing it.
         const Timestamp evictAt = evictionTime(side, t);
         if (evictAt <= m_w) {
-            if (side == kLeft && m_outer && !matched)
-                emitUnmatched(std::move(record), out);
+            if (side == kLeft && m_outer && !matched) {
+                if (!built)
+                    flat::write(m_self, kPrefix[kLeft], record);
+                emitUnmatched(m_self.data(), t, out);
+            }
             return;
         }
-        std::uint32_t slot;
-        if (found != kNone) {
-            slot = m_keys.entry(found).value;
-        } else {
-            slot = allocSlot();
-            m_slots[slot].key = m_keys.tryEmplace(m_buf, slot).first;
-        }
-        insert(side, slot, std::move(record), matched, evictAt);
+        if (!built)
+            flat::write(m_self, kPrefix[side], record);
+        const std::uint32_t key
+            = found != kNone ? found : m_keys.tryEmplace(m_buf, h, KeyState{}).first;
+        insert(side, key, t, m_self, matched, evictAt);
     }
 
     void processWatermark(Timestamp w, Output &out) override
@@ -147,16 +161,17 @@ public:
     {
         w.i64(m_w);
         w.u64(m_live);
-        // Per side in eviction order, so a restore evicts (and emits) in the same order.
+        // Per side in eviction order, so a restore evicts (and emits) in the same order. The
+        // records are written as they arrived (not in output form): the format does not
+        // depend on how they are kept in memory.
         for (int side : {kLeft, kRight}) {
-            std::vector<Eviction> order = m_heap[side];
-            std::sort(order.begin(), order.end(),
-                      [](const Eviction &a, const Eviction &b) { return EvictLater{}(b, a); });
-            for (const auto &ev : order) {
-                const Entry &e = m_entries[ev.entry];
+            for (const auto &item : m_queue[side].sorted()) {
+                const std::uint32_t e = item.payload;
                 w.u8(static_cast<std::uint8_t>(side));
-                w.u8(e.matched ? 1 : 0);
-                w.record(e.rec);
+                w.u8(m_meta[e].matched ? 1 : 0);
+                Record rec = flat::unprefixed(m_links[e].block, kPrefix[side]);
+                rec.time = m_links[e].t;
+                w.record(rec);
             }
         }
     }
@@ -174,16 +189,9 @@ public:
             if (r.failed())
                 break;
             m_enc[side].encode(rec, m_buf);
-            std::uint32_t slot;
-            if (std::uint32_t k = m_keys.find(m_buf); k != kNone) {
-                slot = m_keys.entry(k).value;
-            } else {
-                slot = allocSlot();
-                m_slots[slot].key = m_keys.tryEmplace(m_buf, slot).first;
-            }
-            Timestamp t = rec.time;
-            insert(side, slot, std::move(rec), matched, evictionTime(side, t));
-            rec = Record();
+            const std::uint32_t key = m_keys.tryEmplace(m_buf, KeyState{}).first;
+            flat::write(m_self, kPrefix[side], rec);
+            insert(side, key, rec.time, m_self, matched, evictionTime(side, rec.time));
         }
     }
 
@@ -194,6 +202,8 @@ public:
     }
 
 private:
+    using Keys = keys::KeyTable<KeyState>;
+
     bool inBounds(Timestamp lt, Timestamp rt) const
     {
         return satAdd(lt, m_lower) <= rt && rt <= satAdd(lt, m_upper);
@@ -209,132 +219,126 @@ private:
         return satSub(w, m_upper);
     }
 
-    void emitPair(const Record &l, const Record &r, Output &out)
+    /// {"left": {...}, "right": {...}} from two blocks in output form: pooled buffers sized
+    /// for both, then the fields of each block in order.
+    void emitPair(const char *l, const char *r, Timestamp t, Output &out)
     {
+        const flat::Header hl = flat::header(l), hr = flat::header(r);
         Record o;
-        o.reserve(l.size() + r.size(), l.byteSize() + r.byteSize() + 16 * (l.size() + r.size()));
-        o.appendNested("left", l);
-        o.appendNested("right", r);
-        o.time = std::max(l.time, r.time);
+        o.reserve(hl.fields + hr.fields, hl.textBytes + hr.textBytes);
+        flat::appendTo(o, l);
+        flat::appendTo(o, r);
+        o.time = t;
         out.emit(std::move(o));
     }
 
-    void emitUnmatched(Record &&l, Output &out)
+    /// {"left": {...}, "right": null} from a left block.
+    void emitUnmatched(const char *l, Timestamp t, Output &out)
     {
+        const flat::Header hl = flat::header(l);
         Record o;
-        o.reserve(l.size() + 1, l.byteSize() + 16 * l.size() + 8);
-        o.appendNested("left", l);
+        o.reserve(hl.fields + 1, hl.textBytes + 5);
+        flat::appendTo(o, l);
         o.append("right", Value::null());
-        o.time = l.time;
+        o.time = t;
         out.emit(std::move(o));
     }
 
-    std::uint32_t allocSlot()
-    {
-        if (!m_freeSlots.empty()) {
-            std::uint32_t s = m_freeSlots.back();
-            m_freeSlots.pop_back();
-            m_slots[s] = KeySlot{};
-            return s;
-        }
-        m_slots.emplace_back();
-        return static_cast<std::uint32_t>(m_slots.size() - 1);
-    }
-
-    void insert(int side, std::uint32_t slot, Record &&rec, bool matched, Timestamp evictAt)
+    void insert(int side,
+                std::uint32_t key,
+                Timestamp t,
+                std::string_view block,
+                bool matched,
+                Timestamp evictAt)
     {
         std::uint32_t idx;
         if (!m_freeEntries.empty()) {
             idx = m_freeEntries.back();
             m_freeEntries.pop_back();
         } else {
-            m_entries.emplace_back();
-            idx = static_cast<std::uint32_t>(m_entries.size() - 1);
+            idx = static_cast<std::uint32_t>(m_links.size());
+            m_links.emplace_back();
+            m_meta.emplace_back();
         }
-        Entry &e = m_entries[idx];
-        e.rec = std::move(rec);
-        e.slot = slot;
-        e.side = static_cast<std::uint8_t>(side);
-        e.matched = matched;
-        e.live = true;
-        KeySlot &ks = m_slots[slot];
-        e.prev = ks.tail[side];
-        e.next = kNone;
+        KeyState &ks = m_keys.entry(key).value;
+        Link &l = m_links[idx];
+        l.t = t;
+        l.block = m_blocks.take(block.size());
+        std::memcpy(l.block, block.data(), block.size());
+        l.prev = ks.tail[side];
+        l.next = kNone;
         if (ks.tail[side] != kNone)
-            m_entries[ks.tail[side]].next = idx;
+            m_links[ks.tail[side]].next = idx;
         else
             ks.head[side] = idx;
         ks.tail[side] = idx;
         ++ks.count;
+        m_meta[idx] = {key, static_cast<std::uint8_t>(side), matched};
+        m_bytes += block.size() + sizeof(Link) + sizeof(Meta);
         ++m_live;
-        m_bytes += e.rec.byteSize();
-        m_heap[side].push_back({evictAt, m_seq++, idx});
-        std::push_heap(m_heap[side].begin(), m_heap[side].end(), EvictLater{});
+        m_queue[side].push(evictAt, idx);
     }
 
-    void remove(std::uint32_t idx)
+    /// Unlinks entry `idx` and hands back its block; the caller returns it to m_blocks.
+    char *take(std::uint32_t idx)
     {
-        Entry &e = m_entries[idx];
-        KeySlot &ks = m_slots[e.slot];
-        if (e.prev != kNone)
-            m_entries[e.prev].next = e.next;
+        const Meta &m = m_meta[idx];
+        Link &l = m_links[idx];
+        KeyState &ks = m_keys.entry(m.key).value;
+        if (l.prev != kNone)
+            m_links[l.prev].next = l.next;
         else
-            ks.head[e.side] = e.next;
-        if (e.next != kNone)
-            m_entries[e.next].prev = e.prev;
+            ks.head[m.side] = l.next;
+        if (l.next != kNone)
+            m_links[l.next].prev = l.prev;
         else
-            ks.tail[e.side] = e.prev;
-        m_bytes -= e.rec.byteSize();
+            ks.tail[m.side] = l.prev;
+        char *block = l.block;
+        l.block = nullptr;
+        m_bytes -= flat::header(block).size + sizeof(Link) + sizeof(Meta);
         --m_live;
-        e.live = false;
-        e.rec = Record(); // release the record's buffers now: state stays bounded in bytes too
-        if (--ks.count == 0) {
-            m_keys.erase(ks.key);
-            ks.key = kNone;
-            m_freeSlots.push_back(e.slot);
-        }
+        if (--ks.count == 0)
+            m_keys.erase(m.key);
         m_freeEntries.push_back(idx);
+        return block;
     }
+
+    void release(char *block) { m_blocks.give(block, flat::header(block).size); }
 
     void evict(Output &out)
     {
         // Left first: an unmatched left record whose bound passed cannot match a right record
         // that is evicted at the same watermark (that right record is already in state).
-        auto &lh = m_heap[kLeft];
-        while (!lh.empty() && lh.front().at <= m_w) {
-            std::pop_heap(lh.begin(), lh.end(), EvictLater{});
-            std::uint32_t idx = lh.back().entry;
-            lh.pop_back();
-            Entry &e = m_entries[idx];
-            if (m_outer && !e.matched) {
-                Record rec = std::move(e.rec);
-                e.rec = Record();
-                m_bytes -= rec.byteSize();
-                m_bytes += e.rec.byteSize();
-                remove(idx);
-                emitUnmatched(std::move(rec), out);
-            } else {
-                remove(idx);
-            }
+        auto &lq = m_queue[kLeft];
+        while (!lq.empty() && lq.top().at <= m_w) {
+            const std::uint32_t idx = lq.top().payload;
+            lq.pop();
+            const bool unmatched = m_outer && !m_meta[idx].matched;
+            const Timestamp t = m_links[idx].t;
+            char *block = take(idx);
+            if (unmatched)
+                emitUnmatched(block, t, out);
+            release(block);
         }
-        auto &rh = m_heap[kRight];
-        while (!rh.empty() && rh.front().at <= m_w) {
-            std::pop_heap(rh.begin(), rh.end(), EvictLater{});
-            std::uint32_t idx = rh.back().entry;
-            rh.pop_back();
-            remove(idx);
+        auto &rq = m_queue[kRight];
+        while (!rq.empty() && rq.top().at <= m_w) {
+            const std::uint32_t idx = rq.top().payload;
+            rq.pop();
+            release(take(idx));
         }
     }
 
     void clearState()
     {
+        for (std::uint32_t k = 0; k < m_links.size(); ++k)
+            if (m_links[k].block)
+                release(m_links[k].block);
         m_keys.clear();
-        m_slots.clear();
-        m_freeSlots.clear();
-        m_entries.clear();
+        m_links.clear();
+        m_meta.clear();
         m_freeEntries.clear();
-        m_heap[0].clear();
-        m_heap[1].clear();
+        m_queue[0].clear();
+        m_queue[1].clear();
         m_live = 0;
         m_bytes = 0;
     }
@@ -344,14 +348,15 @@ private:
     std::int64_t m_upper;
     bool m_outer;
     Timestamp m_w = kMinTime;
-    std::string m_buf;
-    keys::KeyTable<std::uint32_t> m_keys{1024}; ///< key bytes -> key slot
-    std::vector<KeySlot> m_slots;
-    std::vector<std::uint32_t> m_freeSlots;
-    std::vector<Entry> m_entries;
+    std::string m_buf;  ///< encoded key of the current record
+    std::string m_self; ///< the current record as a flat block in output form
+    Keys m_keys{1024};
+    // Buffered entries, by index (a free list recycles indexes): the vectors are parallel.
+    std::vector<Link> m_links;
+    std::vector<Meta> m_meta;
+    flat::BlockPool m_blocks;
     std::vector<std::uint32_t> m_freeEntries;
-    std::vector<Eviction> m_heap[2]; ///< min-heaps of eviction times, per side
-    std::uint64_t m_seq = 0;
+    keys::ExpiryQueue<std::uint32_t> m_queue[2]; ///< eviction times per side
     std::size_t m_live = 0;
     std::size_t m_bytes = 0;
 };
