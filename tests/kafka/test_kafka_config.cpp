@@ -237,8 +237,24 @@ private slots:
         QVERIFY2(t.find("has no key") != std::string::npos, t.c_str());
         for (const auto &d : ds)
             QVERIFY2(!d.isError(), d.format().c_str());
+        QVERIFY2(t.find("keeps keyed state") == std::string::npos, t.c_str());
+        // Keyed by a data field: correct only if producers key by it; state does not move.
+        j["nodes"][2]["params"]["key"] = Json::array({"user"});
+        t = text(check(j));
+        QVERIFY2(t.find("`w` (window) keeps keyed state by user") != std::string::npos, t.c_str());
+        QVERIFY2(t.find("does not move with a partition") != std::string::npos, t.c_str());
+        QVERIFY2(t.find("only if producers partition the topic by that key") != std::string::npos,
+                 t.c_str());
+        // Keyed by the message key: the partitioning holds; the rebalance limit remains.
+        j["nodes"][2]["params"]["key"] = Json::array({"_kafka.key"});
+        t = text(check(j));
+        QVERIFY2(t.find("only if producers partition") == std::string::npos, t.c_str());
+        QVERIFY2(t.find("does not move with a partition") != std::string::npos, t.c_str());
         // bounded: one process reads everything, no warning.
+        j["nodes"][2]["params"]["key"] = Json::array({"user"});
         j["nodes"][0]["params"]["bounded"] = true;
+        QVERIFY2(text(check(j)).find("keeps keyed state") == std::string::npos,
+                 text(check(j)).c_str());
         QVERIFY2(text(check(j)).find("partitions owned by the others") == std::string::npos,
                  text(check(j)).c_str());
     }

@@ -56,6 +56,27 @@ std::vector<int> downstream(const PipelineSpec &spec, int from)
     return out;
 }
 
+/// The grouping key of a node that keeps keyed state, as `a, b` ("" when it keeps none).
+std::string keyedStateFields(const NodeSpec &n)
+{
+    const char *param = nullptr;
+    if (n.kind == "window" || n.kind == "dedup" || n.kind == "top")
+        param = "key";
+    else if (n.kind == "join" || n.kind == "window_join")
+        param = "left_key";
+    if (!param || !n.params.contains(param))
+        return {};
+    const Json &k = n.params[param];
+    std::string out;
+    if (k.is_string())
+        return k.get<std::string>();
+    if (k.is_array())
+        for (const auto &f : k)
+            if (f.is_string())
+                out += (out.empty() ? "" : ", ") + f.get<std::string>();
+    return out;
+}
+
 } // namespace
 
 void validateKafkaSource(const NodeValidationContext &ctx)
@@ -83,6 +104,21 @@ void validateKafkaSource(const NodeValidationContext &ctx)
                               "sharing group_id each computes it over its own partitions only; key "
                               "it by the Kafka message key or run one process (bounded: true reads "
                               "every partition)");
+        std::string fields = keyedStateFields(n);
+        if (fields.empty())
+            continue;
+        std::string partitioning
+            = fields == "_kafka.key"
+                  ? std::string()
+                  : " this is correct only if producers partition the topic by that key (use it "
+                    "as the message key, or key by _kafka.key); and";
+        ctx.warning("group_id",
+                    "`" + n.id + "` (" + n.kind + ") keeps keyed state by " + fields
+                        + ": with several processes sharing group_id" + partitioning
+                        + " that state does not move with a partition on a rebalance (the new "
+                          "owner rebuilds it from the records replayed since the last committed "
+                          "offsets), so windows open across a rebalance can be incomplete. For "
+                          "exact results run one process per group_id");
     }
 }
 
