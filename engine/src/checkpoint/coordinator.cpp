@@ -23,6 +23,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::size_t kHistory = 32;
+constexpr std::size_t kRecycleBytes = 1u << 20;
 
 std::int64_t steadyMs()
 {
@@ -536,7 +537,11 @@ bool Coordinator::snapshot(Pending &p, const std::string &endStatus)
     m.nodes.resize(nodes.size());
     for (int v : m_rt.topoOrder()) {
         auto &node = nodes[static_cast<std::size_t>(v)];
-        StateWriter w;
+        // A recycled buffer: large state is serialised into memory that is already mapped.
+        std::string reuse;
+        if (static_cast<std::size_t>(v) < m_spare.size())
+            reuse = std::move(m_spare[static_cast<std::size_t>(v)]);
+        StateWriter w(std::move(reuse));
         try {
             node.op->snapshotState(w);
         } catch (const std::exception &e) {
@@ -606,13 +611,22 @@ void Coordinator::persist(Pending &p)
     }
     crashPoint("after_manifest");
     p.bytes = treeBytes(p.stateDir) + text.size();
-    p.blobs.clear();
-    p.blobs.shrink_to_fit();
     p.t1 = steadyMs();
+}
+
+void Coordinator::recycle(Pending &p)
+{
+    // Keep the large buffers for the next checkpoint (small ones are not worth holding).
+    m_spare.resize(p.blobs.size());
+    for (std::size_t i = 0; i < p.blobs.size(); ++i)
+        if (p.blobs[i].data.capacity() >= kRecycleBytes)
+            m_spare[i] = std::move(p.blobs[i].data);
+    p.blobs.clear();
 }
 
 std::string Coordinator::complete(Pending &p)
 {
+    recycle(p);
     const bool savepoint = p.kind == Kind::Savepoint;
     const std::int64_t id = p.manifest.id;
     const std::string what = (savepoint ? "savepoint " : "checkpoint ") + std::to_string(id);

@@ -97,6 +97,8 @@ private:
     static void persist(Pending &p);
     /// Loop thread: notify operators, retention, figures. Returns "" or the failure.
     std::string complete(Pending &p);
+    /// Loop thread: keeps the written state buffers for the next snapshot.
+    void recycle(Pending &p);
     /// Waits for and completes the in-flight checkpoint, if any.
     void drain();
     void serveSavepointRequests();
@@ -126,6 +128,9 @@ private:
     std::int64_t m_lastEndMs = 0;
     bool m_finalTaken = false;
     std::unique_ptr<Pending> m_pending; ///< the in-flight asynchronous checkpoint
+    /// Per node (index), the buffer of its last large snapshot, reused by the next one so the
+    /// loop does not fault in fresh pages for every checkpoint (costs one state copy of RAM).
+    std::vector<std::string> m_spare;
 
     std::mutex m_requestMutex;
     std::vector<std::pair<std::string, SavepointDone>> m_requests;

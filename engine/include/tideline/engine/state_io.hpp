@@ -2,6 +2,12 @@
 // Byte-level (de)serialization of operator state for checkpoints and savepoints.
 // Little-endian, length-prefixed; a reader that runs past the end sets failed() instead of
 // reading garbage, so a corrupt checkpoint is reported, never crashes.
+//
+// [Speed] snapshotState() runs on the pipeline loop, so large keyed state (a million window
+// keys) must serialise in a few tens of milliseconds: operators write varints and raw bytes
+// (putUvar() into a small stack buffer, then one bytes() per entry), reserve() ahead, and the
+// checkpoint coordinator hands the writer a recycled buffer (the constructor taking a string)
+// so that no page is faulted in again at every checkpoint.
 
 #include <tideline/engine/record.hpp>
 
@@ -12,9 +18,48 @@
 
 namespace tideline {
 
+/// LEB128 varint of `v` at `p` (at most 10 bytes); returns the bytes written.
+inline std::size_t putUvar(char *p, std::uint64_t v)
+{
+    std::size_t n = 0;
+    while (v >= 0x80) {
+        p[n++] = static_cast<char>(static_cast<std::uint8_t>(v) | 0x80);
+        v >>= 7;
+    }
+    p[n++] = static_cast<char>(v);
+    return n;
+}
+/// Zigzag: small negative and positive numbers both get short varints.
+inline std::uint64_t zigzag(std::int64_t v)
+{
+    return (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63);
+}
+inline std::int64_t unzigzag(std::uint64_t v)
+{
+    return static_cast<std::int64_t>(v >> 1) ^ -static_cast<std::int64_t>(v & 1);
+}
+inline constexpr std::size_t kMaxVarint = 10;
+
 class StateWriter
 {
 public:
+    StateWriter() = default;
+    /// Writes into `reuse` (cleared; its capacity is kept).
+    explicit StateWriter(std::string reuse)
+        : m_buf(std::move(reuse))
+    {
+        m_buf.clear();
+    }
+
+    void reserve(std::size_t extra) { m_buf.reserve(m_buf.size() + extra); }
+    std::size_t size() const { return m_buf.size(); }
+    void bytes(const void *p, std::size_t n) { raw(p, n); }
+    void uvar(std::uint64_t v)
+    {
+        char b[kMaxVarint];
+        raw(b, putUvar(b, v));
+    }
+    void svar(std::int64_t v) { uvar(zigzag(v)); }
     void u8(std::uint8_t v) { m_buf.push_back(static_cast<char>(v)); }
     void i64(std::int64_t v) { raw(&v, sizeof v); }
     void u64(std::uint64_t v) { raw(&v, sizeof v); }
@@ -66,6 +111,35 @@ public:
         raw(&v, sizeof v);
         return v;
     }
+    std::uint64_t uvar()
+    {
+        std::uint64_t v = 0;
+        for (int shift = 0; shift < 64; shift += 7) {
+            if (m_failed || m_pos >= m_data.size()) {
+                m_failed = true;
+                return 0;
+            }
+            const auto b = static_cast<std::uint8_t>(m_data[m_pos++]);
+            v |= static_cast<std::uint64_t>(b & 0x7f) << shift;
+            if (b < 0x80)
+                return v;
+        }
+        m_failed = true; // more than 10 bytes: not a varint we wrote
+        return 0;
+    }
+    std::int64_t svar() { return unzigzag(uvar()); }
+    /// The next n bytes, as a view into the data (no copy); empty and failed() when short.
+    std::string_view view(std::size_t n)
+    {
+        if (m_failed || m_data.size() - m_pos < n) {
+            m_failed = true;
+            return {};
+        }
+        std::string_view v = m_data.substr(m_pos, n);
+        m_pos += n;
+        return v;
+    }
+    void bytes(void *p, std::size_t n) { raw(p, n); }
     std::string str();
     /// Reads a value into `storage`-backed Value: strings are appended to `storage`.
     void record(Record &r);

@@ -2,6 +2,8 @@
 
 #include "operators/window/key_codec.hpp"
 
+#include <cstring>
+
 namespace tideline::window {
 
 const char *aggOpName(AggOp op)
@@ -245,6 +247,45 @@ void Aggregates::load(StateReader &r, AggState *acc) const
         acc[a].i = r.i64();
         acc[a].d = r.f64();
         acc[a].dbl = r.u8();
+    }
+}
+
+namespace {
+enum : std::uint8_t { kHasDbl = 1, kHasI = 2, kHasD = 4 };
+}
+
+std::size_t Aggregates::saveCompact(char *p, const AggState *acc) const
+{
+    std::size_t n = 0;
+    for (std::size_t a = 0; a < m_specs.size(); ++a) {
+        const AggState &s = acc[a];
+        std::uint64_t dbits;
+        std::memcpy(&dbits, &s.d, 8);
+        const std::uint8_t flags = static_cast<std::uint8_t>(
+            (s.dbl ? kHasDbl : 0) | (s.i != 0 ? kHasI : 0) | (dbits != 0 ? kHasD : 0));
+        p[n++] = static_cast<char>(flags);
+        n += putUvar(p + n, zigzag(s.n));
+        if (flags & kHasI)
+            n += putUvar(p + n, zigzag(s.i));
+        if (flags & kHasD) {
+            std::memcpy(p + n, &dbits, 8);
+            n += 8;
+        }
+    }
+    return n;
+}
+
+void Aggregates::loadCompact(StateReader &r, AggState *acc) const
+{
+    for (std::size_t a = 0; a < m_specs.size(); ++a) {
+        AggState &s = acc[a];
+        const std::uint8_t flags = r.u8();
+        s.n = r.svar();
+        s.i = (flags & kHasI) ? r.svar() : 0;
+        s.d = 0;
+        if (flags & kHasD)
+            r.bytes(&s.d, 8);
+        s.dbl = (flags & kHasDbl) ? 1 : 0;
     }
 }
 

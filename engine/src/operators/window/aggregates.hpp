@@ -64,6 +64,13 @@ public:
     void save(StateWriter &w, const AggState *acc) const;
     void load(StateReader &r, AggState *acc) const;
 
+    /// Compact form for checkpoints (state version 2): per aggregate a flags byte, then the
+    /// count as a varint and only the non-zero parts (a count is 2 bytes instead of 25).
+    /// Writes at most compactBound() bytes at `p`; returns the bytes written.
+    std::size_t saveCompact(char *p, const AggState *acc) const;
+    std::size_t compactBound() const { return m_specs.size() * (1 + 2 * kMaxVarint + 8); }
+    void loadCompact(StateReader &r, AggState *acc) const;
+
 private:
     std::vector<AggSpec> m_specs;
     std::vector<int> m_hints;

@@ -101,7 +101,7 @@ public:
             m_keys.append(key);
         }
         m_rows.resize(m_rows.size() + m_stride);
-        std::memcpy(&m_rows[idx * m_stride], &h, sizeof h);
+        std::memcpy(static_cast<void *>(&m_rows[idx * m_stride]), &h, sizeof h);
         ++m_size;
         m_slots[pos] = (tag << 32) | (idx + 1);
         created = true;
@@ -124,6 +124,7 @@ public:
     {
         return m_rows.data() + std::size_t(i) * m_stride + 1;
     }
+    std::size_t longKeyBytes() const { return m_keys.size(); }
     std::size_t bytes() const
     {
         return m_slots.capacity() * sizeof(std::uint64_t) + m_rows.capacity() * sizeof(AggState)
@@ -261,16 +262,19 @@ public:
     void snapshotState(StateWriter &w) const override
     {
         writeHeader(w);
+        std::size_t bound = 16;
+        for (const auto &[start, p] : m_panes)
+            bound += 32 + p.table.size() * entryBound(16) + p.table.longKeyBytes();
+        w.reserve(bound);
         w.u64(m_panes.size());
         for (const auto &[start, p] : m_panes) {
             w.i64(p.start);
             w.i64(p.end);
             w.u8(p.fired ? 1 : 0);
             w.u64(p.table.size());
-            for (std::uint32_t i = 0; i < p.table.size(); ++i) {
-                w.str(p.table.key(i));
-                m_aggs.save(w, p.table.acc(i));
-            }
+            EntryBatch batch(*this, w);
+            for (std::uint32_t i = 0; i < p.table.size(); ++i)
+                batch.entry(p.table.key(i), p.table.acc(i));
         }
     }
 
@@ -285,6 +289,7 @@ public:
                               + "`: the checkpointed window state does not match this window "
                                 "(type, size, key or aggregates changed) or is corrupt");
         const std::uint64_t panes = r.u64();
+        std::string scratch;
         for (std::uint64_t n = 0; n < panes && !r.failed(); ++n) {
             const Timestamp start = r.i64();
             const Timestamp end = r.i64();
@@ -295,12 +300,13 @@ public:
             p.start = start;
             p.end = end;
             p.fired = fired;
-            p.table.reset(entries, m_aggs.size());
+            // A corrupt count must not reserve terabytes: the reader fails at the real end.
+            p.table.reset(std::min<std::uint64_t>(entries, 1u << 24), m_aggs.size());
             for (std::uint64_t e = 0; e < entries && !r.failed(); ++e) {
-                const std::string key = r.str();
+                const std::string_view key = readKey(r, scratch);
                 bool created = false;
                 const std::uint32_t idx = p.table.findOrInsert(key, hashBytes(key), created);
-                m_aggs.load(r, p.table.acc(idx));
+                readAccs(r, p.table.acc(idx));
                 ++m_entries;
             }
         }

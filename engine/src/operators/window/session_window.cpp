@@ -200,19 +200,39 @@ public:
     {
         writeHeader(w);
         std::uint64_t used = 0;
-        for (const KeySlot &k : m_slots)
-            used += k.used ? 1 : 0;
-        w.u64(used);
+        std::size_t bound = 16;
         for (const KeySlot &k : m_slots) {
             if (!k.used)
                 continue;
-            w.str(k.key);
-            w.u64(k.sessions.size());
+            ++used;
+            bound
+                += kMaxVarint + k.sessions.size() * (2 * kMaxVarint + 1) + entryBound(k.key.size());
+        }
+        w.reserve(bound);
+        w.u64(used);
+        char b[3 * kMaxVarint + 1];
+        EntryBatch batch(*this, w);
+        for (const KeySlot &k : m_slots) {
+            if (!k.used)
+                continue;
+            // Key, number of sessions; per session: start, length (wrapping arithmetic: never
+            // overflows), flags, accumulators (an "entry" with an empty key).
+            const std::size_t keyBytes = putUvar(b, k.key.size());
+            batch.raw(b, keyBytes);
+            if (k.key.size() <= (16u << 10)) {
+                batch.raw(k.key.data(), k.key.size());
+            } else {
+                batch.flush();
+                w.bytes(k.key.data(), k.key.size());
+            }
+            batch.raw(b, putUvar(b, k.sessions.size()));
             for (const Session &s : k.sessions) {
-                w.i64(s.start);
-                w.i64(s.end);
-                w.u8(static_cast<std::uint8_t>((s.fired ? 1 : 0) | (s.emitted ? 2 : 0)));
-                m_aggs.save(w, s.acc.data());
+                std::size_t n = putUvar(b, zigzag(s.start));
+                n += putUvar(b + n, static_cast<std::uint64_t>(s.end)
+                                        - static_cast<std::uint64_t>(s.start));
+                b[n++] = static_cast<char>((s.fired ? 1 : 0) | (s.emitted ? 2 : 0));
+                batch.raw(b, n);
+                batch.accs(s.acc.data());
             }
         }
     }
@@ -228,20 +248,29 @@ public:
             throw ConfigError("node `" + m_nodeId
                               + "`: the checkpointed window state does not match this window "
                                 "(type, gap, key or aggregates changed) or is corrupt");
+        const bool v1 = stateVersion() == 1;
         const std::uint64_t keys = r.u64();
+        std::string scratch;
         for (std::uint64_t k = 0; k < keys && !r.failed(); ++k) {
-            const std::string key = r.str();
+            const std::string_view key = readKey(r, scratch);
             const std::uint32_t slotIndex = newSlot(key);
-            const std::uint64_t n = r.u64();
+            const std::uint64_t n = v1 ? r.u64() : r.uvar();
             for (std::uint64_t i = 0; i < n && !r.failed(); ++i) {
                 Session s;
-                s.start = r.i64();
-                s.end = r.i64();
-                const std::uint8_t flags = r.u8();
+                std::uint8_t flags = 0;
+                if (v1) {
+                    s.start = r.i64();
+                    s.end = r.i64();
+                    flags = r.u8();
+                } else {
+                    s.start = r.svar();
+                    s.end = static_cast<Timestamp>(static_cast<std::uint64_t>(s.start) + r.uvar());
+                    flags = r.u8();
+                }
                 s.fired = (flags & 1) != 0;
                 s.emitted = (flags & 2) != 0;
                 s.acc.resize(m_aggs.size());
-                m_aggs.load(r, s.acc.data());
+                readAccs(r, s.acc.data());
                 pushTimer(s.fired ? cleanupTime(s.end) : satSub(s.end, 1), slotIndex, s.start);
                 m_slots[slotIndex].sessions.push_back(std::move(s));
                 ++m_sessionCount;

@@ -8,7 +8,8 @@ namespace tideline {
 namespace window {
 
 namespace {
-constexpr std::uint8_t kStateVersion = 1;
+// 1: fixed-width keys and accumulators. 2: varint key lengths and compact accumulators.
+constexpr std::uint8_t kStateVersion = 2;
 
 // compareValues with the common cases (ints, strings) inline: sorting thousands of fired keys
 // per window must stay cheap.
@@ -31,6 +32,7 @@ WindowOperatorBase::WindowOperatorBase(const OperatorContext &ctx, WindowConfig 
     , m_aggs(m_cfg.aggregates)
 {
     m_keyBuf.reserve(64);
+    m_accBuf.resize(m_aggs.compactBound() + 1);
 }
 
 std::string WindowOperatorBase::stateFingerprint() const
@@ -114,12 +116,30 @@ void WindowOperatorBase::writeHeader(StateWriter &w) const
 
 bool WindowOperatorBase::readHeader(StateReader &r)
 {
-    if (r.u8() != kStateVersion)
+    m_stateVersion = r.u8();
+    if (m_stateVersion != 1 && m_stateVersion != kStateVersion)
         return false;
     if (r.str() != stateFingerprint())
         return false;
     m_wm = r.i64();
     return !r.failed();
+}
+
+std::string_view WindowOperatorBase::readKey(StateReader &r, std::string &scratch) const
+{
+    if (m_stateVersion == 1) {
+        scratch = r.str();
+        return scratch;
+    }
+    return r.view(static_cast<std::size_t>(r.uvar()));
+}
+
+void WindowOperatorBase::readAccs(StateReader &r, AggState *acc) const
+{
+    if (m_stateVersion == 1)
+        m_aggs.load(r, acc);
+    else
+        m_aggs.loadCompact(r, acc);
 }
 
 } // namespace window

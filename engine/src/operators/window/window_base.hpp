@@ -9,6 +9,7 @@
 #include <tideline/engine/operator.hpp>
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -42,7 +43,95 @@ protected:
 
     void writeHeader(StateWriter &w) const;
     /// Reads what writeHeader wrote; false when the state is not this node's kind of state.
+    /// Accepts state version 1 (fixed-width entries, older checkpoints) and 2 (compact).
     bool readHeader(StateReader &r);
+
+    // One key / one set of accumulators in the state: version 2 writes a varint-prefixed key
+    // and compact accumulators with a single append each (the loop pays for snapshots).
+    void writeKey(StateWriter &w, std::string_view key) const
+    {
+        char b[kMaxVarint];
+        w.bytes(b, putUvar(b, key.size()));
+        w.bytes(key.data(), key.size());
+    }
+    void writeAccs(StateWriter &w, const AggState *acc) const
+    {
+        w.bytes(m_accBuf.data(), m_aggs.saveCompact(m_accBuf.data(), acc));
+    }
+    /// Batches entries (key + accumulators) into one buffer and appends it to the writer
+    /// every 64 KiB: per entry this is a few stores, not several string appends.
+    class EntryBatch
+    {
+    public:
+        EntryBatch(const WindowOperatorBase &op, StateWriter &w)
+            : m_op(op)
+            , m_w(w)
+        {
+            m_op.m_batch.resize(kBatchBytes);
+            m_buf = m_op.m_batch.data();
+        }
+        ~EntryBatch() { flush(); }
+        char *reserve(std::size_t keyLen)
+        {
+            if (m_used + m_op.entryBound(keyLen) > kBatchBytes)
+                flush();
+            return m_op.entryBound(keyLen) > kBatchBytes ? nullptr : m_buf + m_used;
+        }
+        void entry(std::string_view key, const AggState *acc)
+        {
+            char *p = reserve(key.size());
+            if (p == nullptr) { // a huge key: straight to the writer
+                m_op.writeKey(m_w, key);
+                m_op.writeAccs(m_w, acc);
+                return;
+            }
+            std::size_t n = putUvar(p, key.size());
+            std::memcpy(p + n, key.data(), key.size());
+            n += key.size();
+            m_used += n + m_op.m_aggs.saveCompact(p + n, acc);
+        }
+        void accs(const AggState *acc)
+        {
+            const std::size_t bound = m_op.m_aggs.compactBound();
+            if (m_used + bound > kBatchBytes)
+                flush();
+            if (bound > kBatchBytes) {
+                m_op.writeAccs(m_w, acc);
+                return;
+            }
+            m_used += m_op.m_aggs.saveCompact(m_buf + m_used, acc);
+        }
+        /// Raw bytes that fit in the batch (small headers between entries).
+        void raw(const char *p, std::size_t n)
+        {
+            if (m_used + n > kBatchBytes)
+                flush();
+            std::memcpy(m_buf + m_used, p, n);
+            m_used += n;
+        }
+        void flush()
+        {
+            m_w.bytes(m_buf, m_used);
+            m_used = 0;
+        }
+
+    private:
+        static constexpr std::size_t kBatchBytes = 64u << 10;
+        const WindowOperatorBase &m_op;
+        StateWriter &m_w;
+        char *m_buf = nullptr;
+        std::size_t m_used = 0;
+    };
+
+    /// The key just read: a view into the state (version 2) or into `scratch` (version 1).
+    std::string_view readKey(StateReader &r, std::string &scratch) const;
+    void readAccs(StateReader &r, AggState *acc) const;
+    std::uint8_t stateVersion() const { return m_stateVersion; }
+    /// Upper bound of the bytes writeKey + writeAccs add for a key of `keyLen` bytes.
+    std::size_t entryBound(std::size_t keyLen) const
+    {
+        return kMaxVarint + keyLen + m_aggs.compactBound();
+    }
 
     WindowConfig m_cfg;
     std::string m_nodeId;
@@ -53,6 +142,9 @@ protected:
     std::int64_t m_ignoredValues = 0; ///< non-numeric inputs to sum/min/max/avg
 
 private:
+    std::uint8_t m_stateVersion = 2; ///< of the state being restored
+    mutable std::vector<char> m_accBuf;
+    mutable std::vector<char> m_batch; ///< EntryBatch's buffer
     std::vector<KeyCodec::Decoded> m_decoded;
     std::vector<Value> m_sortValues;
 };
