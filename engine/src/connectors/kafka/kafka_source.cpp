@@ -65,6 +65,7 @@ public:
         const Json &p = ctx.spec.params;
         m_bootstrap = ctx.resolve(p.value("bootstrap_servers", std::string()));
         m_topic = ctx.resolve(p.value("topic", std::string()));
+        m_topicInterned = internPath(m_topic); // process-lifetime bytes for _kafka.topic
         m_group = ctx.resolve(p.value("group_id", std::string("tideline")));
         std::string start = p.value("start", std::string("earliest"));
         m_start = start == "latest"      ? Start::Latest
@@ -527,20 +528,24 @@ private:
             out.emitError("malformed JSON: " + m_error, Record(), kMinTime, payload, m_where);
             return true;
         }
-        rec.append("_kafka.topic", Value::string(m_topic));
-        rec.append("_kafka.partition", Value::integer(m->partition));
-        rec.append("_kafka.offset", Value::integer(m->offset));
+        // Field names are literals and the topic an interned copy: the record points at them
+        // instead of copying ~80 bytes into its arena per message.
+        static constexpr StaticPath kTopic{"_kafka.topic"}, kPartition{"_kafka.partition"},
+            kOffset{"_kafka.offset"}, kKey{"_kafka.key"}, kTimestamp{"_kafka.timestamp"};
+        rec.append(kTopic, Value::staticString(m_topicInterned.s));
+        rec.append(kPartition, Value::integer(m->partition));
+        rec.append(kOffset, Value::integer(m->offset));
         if (m->key)
-            rec.append("_kafka.key", Value::string(std::string_view(
-                                         static_cast<const char *>(m->key), m->key_len)));
+            rec.append(kKey, Value::string(
+                                 std::string_view(static_cast<const char *>(m->key), m->key_len)));
         else
-            rec.append("_kafka.key", Value::null());
+            rec.append(kKey, Value::null());
         rd_kafka_timestamp_type_t tsType;
         std::int64_t ts = rd_kafka_message_timestamp(m, &tsType);
         if (ts >= 0)
-            rec.append("_kafka.timestamp", Value::integer(ts));
+            rec.append(kTimestamp, Value::integer(ts));
         else
-            rec.append("_kafka.timestamp", Value::null());
+            rec.append(kTimestamp, Value::null());
         rec.partition = static_cast<std::uint32_t>(m->partition);
         out.emit(0, std::move(rec));
         return true;
@@ -562,6 +567,7 @@ private:
     OperatorContext m_ctx; // a copy: the compile-time context does not outlive compile()
     std::string m_node;
     std::string m_bootstrap, m_topic, m_group;
+    StaticPath m_topicInterned{std::string_view()};
     Start m_start = Start::Earliest;
     bool m_bounded = false;
     Json m_properties;
