@@ -435,23 +435,75 @@ bool Record::remove(std::string_view path)
     return m_fields.size() != before;
 }
 
+namespace {
+
+/// Whether keepOnly(paths) keeps a field named n (len bytes).
+bool keptBy(const std::vector<std::string> &paths, const char *n, std::size_t len)
+{
+    // Lengths first: most (field, path) pairs differ in length and never compare bytes.
+    for (const auto &p : paths) {
+        const std::size_t pl = p.size();
+        if (len == pl) {
+            if (sameBytes(n, p.data(), pl))
+                return true;
+        } else if (len > pl && n[pl] == '.' && sameBytes(n, p.data(), pl)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+} // namespace
+
 void Record::keepOnly(const std::vector<std::string> &paths)
 {
-    // Lengths first: most (field, path) pairs differ in length and never reach memcmp.
     std::erase_if(m_fields, [&](const Field &f) {
-        const char *n = f.nameStatic ? f.name.ptr : m_arena.data() + f.name.off;
-        const std::size_t len = f.nameLen;
-        for (const auto &p : paths) {
-            const std::size_t pl = p.size();
-            if (len == pl) {
-                if (sameBytes(n, p.data(), pl))
-                    return false;
-            } else if (len > pl && n[pl] == '.' && sameBytes(n, p.data(), pl)) {
-                return false;
-            }
-        }
-        return true;
+        return !keptBy(paths, f.nameStatic ? f.name.ptr : m_arena.data() + f.name.off, f.nameLen);
     });
+}
+
+void Record::keepOnly(const std::vector<std::string> &paths, KeepCache &cache)
+{
+    const std::size_t n = m_fields.size();
+    const KeepCache::Shape *hit = nullptr;
+    for (const auto &shape : cache.shapes) {
+        if (shape.names.size() != n)
+            continue;
+        std::size_t i = 0;
+        while (i < n && m_fields[i].nameStatic && m_fields[i].name.ptr == shape.names[i])
+            ++i;
+        if (i == n) {
+            hit = &shape;
+            break;
+        }
+    }
+    if (!hit) {
+        bool allStatic = true;
+        for (const Field &f : m_fields)
+            allStatic = allStatic && f.nameStatic;
+        if (!allStatic || n == 0) {
+            keepOnly(paths);
+            return;
+        }
+        KeepCache::Shape shape;
+        for (const Field &f : m_fields) {
+            shape.names.push_back(f.name.ptr);
+            shape.keep.push_back(keptBy(paths, f.name.ptr, f.nameLen) ? 1 : 0);
+        }
+        if (cache.shapes.size() < KeepCache::kShapes) {
+            cache.shapes.push_back(std::move(shape));
+            hit = &cache.shapes.back();
+        } else {
+            std::size_t slot = cache.next++ % KeepCache::kShapes;
+            cache.shapes[slot] = std::move(shape);
+            hit = &cache.shapes[slot];
+        }
+    }
+    std::size_t out = 0;
+    for (std::size_t i = 0; i < n; ++i)
+        if (hit->keep[i])
+            m_fields[out++] = m_fields[i];
+    m_fields.resize(out);
 }
 
 bool Record::operator==(const Record &o) const

@@ -131,6 +131,15 @@ private Q_SLOTS:
         QCOMPARE(r.get("u").type, ValueType::Double);
         QCOMPARE(r.get("arr").type, ValueType::Raw);
         QVERIFY(r.get("n").isNumber() && r.get("n").asDouble() == 0);
+        // Integers of every length up to 18 digits stay exact (read 8 digits at a time).
+        QVERIFY(p.parse(j("{'t':1700000000123,'x':1234567890123456,'y':-123456789012345678,"
+                          "'z':12345678,'w':7}"),
+                        r, err));
+        QCOMPARE(r.get("t").i, std::int64_t(1700000000123LL));
+        QCOMPARE(r.get("x").i, std::int64_t(1234567890123456LL));
+        QCOMPARE(r.get("y").i, std::int64_t(-123456789012345678LL));
+        QCOMPARE(r.get("z").i, std::int64_t(12345678));
+        QCOMPARE(r.get("w").i, std::int64_t(7));
         // Field names repeat from line to line (cached): values never leak between lines.
         for (int i = 0; i < 3; ++i) {
             QVERIFY(p.parse(j("{'bid':{'auction':") + std::to_string(i) + j(",'url':'u")

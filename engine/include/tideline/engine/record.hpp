@@ -211,6 +211,23 @@ public:
     bool remove(std::string_view path);
     /// Keeps only the listed paths (and what is nested under them), in their current order.
     void keepOnly(const std::vector<std::string> &paths);
+    /// What keepOnly(paths) kept for a few record shapes: a shape is the sequence of a record's
+    /// field names when all are process-lifetime (StaticPath) names, compared by pointer. One
+    /// cache per caller and paths list (a map node keeps one for its `keep`).
+    struct KeepCache
+    {
+        struct Shape
+        {
+            std::vector<const char *> names;
+            std::vector<std::uint8_t> keep;
+        };
+        std::vector<Shape> shapes; ///< at most kShapes, replaced round-robin
+        std::size_t next = 0;
+        static constexpr std::size_t kShapes = 8;
+    };
+    /// keepOnly(paths) that, for records whose shape is in the cache, filters by the cached
+    /// decision instead of comparing names. `cache` must always be used with the same paths.
+    void keepOnly(const std::vector<std::string> &paths, KeepCache &cache);
 
     void clear()
     {

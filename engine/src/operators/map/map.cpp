@@ -34,7 +34,7 @@ public:
         for (const auto &a : m_set)
             record.set(a.path, a.expr->eval(record)); // set() copies bytes that point into record
         if (!m_keep.empty())
-            record.keepOnly(m_keep);
+            record.keepOnly(m_keep, m_keepCache);
         for (const auto &d : m_drop)
             record.remove(d);
         out.emit(std::move(record));
@@ -49,6 +49,7 @@ public:
 private:
     std::vector<Assignment> m_set;
     std::vector<std::string> m_keep;
+    Record::KeepCache m_keepCache; ///< keep decisions per record shape (names by pointer)
     std::vector<std::string> m_drop;
 };
 
