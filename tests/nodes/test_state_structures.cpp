@@ -143,7 +143,7 @@ private slots:
 
     void flatBlocksGiveTheFieldsOfAppendNested()
     {
-        std::vector<Record> inputs(3);
+        std::vector<Record> inputs(5);
         inputs[0].append("id", Value::string(std::string_view("a\0b", 3)));
         inputs[0].append("n", Value::integer(-5));
         inputs[0].append("x", Value::number(2.5));
@@ -154,31 +154,65 @@ private slots:
         inputs[0].append("", Value::integer(1));
         inputs[1].append("k", Value::string("only"));
         // inputs[2] stays empty: `prefix: {}`
-        for (const Record &in : inputs) {
-            for (std::string_view prefix : {"left", "right"}) {
-                Record expected;
-                expected.appendNested(prefix, in);
-                std::string block;
-                flat::write(block, prefix, in);
-                QCOMPARE(flat::header(block.data()).size, std::uint32_t(block.size()));
-                Record got;
-                flat::appendTo(got, block.data());
-                QVERIFY(got == expected);
-                Record back = flat::unprefixed(block.data(), prefix);
-                QVERIFY(back == in);
+        // Same names as inputs[0], other types: one shape, types per block.
+        inputs[3].append("id", Value::integer(7));
+        inputs[3].append("n", Value::string("five"));
+        inputs[3].append("x", Value::null());
+        inputs[3].append("ok", Value::boolean(false));
+        inputs[3].append("none", Value::number(-0.5));
+        inputs[3].append("user.name", Value::raw("{}"));
+        inputs[3].append("tags", Value::string(""));
+        inputs[3].append("", Value::integer(2));
+        inputs[4].append("k", Value::integer(1)); // same names as inputs[1]
+        for (std::string_view prefix : {"left", "right"}) {
+            flat::Codec codec(prefix);
+            for (int round = 0; round < 2; ++round) { // second round: shapes already known
+                for (const Record &in : inputs) {
+                    Record expected;
+                    expected.appendNested(prefix, in);
+                    std::string block;
+                    codec.write(block, in);
+                    QCOMPARE(flat::header(block.data()).size, std::uint32_t(block.size()));
+                    Record got;
+                    codec.appendTo(got, block.data());
+                    QVERIFY(got == expected);
+                    QVERIFY(codec.unprefixed(block.data()) == in);
+                }
             }
+            QCOMPARE(codec.shapes(), std::size_t(2));
         }
         // A pair is left fields then right fields, as appendNested twice writes them.
         Record expected;
         expected.appendNested("left", inputs[0]);
         expected.appendNested("right", inputs[1]);
+        flat::Codec lc("left"), rc("right");
         std::string l, r;
-        flat::write(l, "left", inputs[0]);
-        flat::write(r, "right", inputs[1]);
+        lc.write(l, inputs[0]);
+        rc.write(r, inputs[1]);
         Record got;
-        flat::appendTo(got, l.data());
-        flat::appendTo(got, r.data());
+        lc.appendTo(got, l.data());
+        rc.appendTo(got, r.data());
         QVERIFY(got == expected);
+    }
+
+    void flatBlocksBeyondTheShapeLimitDescribeThemselves()
+    {
+        flat::Codec codec("left");
+        for (std::size_t k = 0; k < flat::Codec::kMaxShapes + 10; ++k) {
+            Record in;
+            in.append("f" + std::to_string(k), Value::integer(static_cast<std::int64_t>(k)));
+            in.append("s", Value::string("v" + std::to_string(k)));
+            std::string block;
+            codec.write(block, in);
+            const bool shaped = flat::header(block.data()).shape != flat::Codec::kSelfDescribing;
+            QCOMPARE(shaped, k < flat::Codec::kMaxShapes);
+            Record expected, got;
+            expected.appendNested("left", in);
+            codec.appendTo(got, block.data());
+            QVERIFY(got == expected);
+            QVERIFY(codec.unprefixed(block.data()) == in);
+        }
+        QCOMPARE(codec.shapes(), flat::Codec::kMaxShapes);
     }
 
     void blockPoolReusesBlocks()

@@ -54,7 +54,7 @@ struct Link
     Timestamp t = 0;
     std::uint32_t next = kNone;
     std::uint32_t prev = kNone;
-    char *block = nullptr; ///< flat::write() of the record, from m_blocks
+    char *block = nullptr; ///< the record written by m_codec[side], from m_blocks
 };
 
 struct Meta
@@ -93,7 +93,7 @@ public:
         const Timestamp t = record.time;
         if (!m_enc[side].encode(record, m_buf)) {
             if (side == kLeft && m_outer) {
-                flat::write(m_self, kPrefix[kLeft], record);
+                m_codec[kLeft].write(m_self, record);
                 emitUnmatched(m_self.data(), t, out);
             }
             return;
@@ -105,19 +105,27 @@ public:
         bool built = false;
         bool matched = false;
         if (found != kNone) {
+            // First find the partners and start loading their blocks (they are cold: each was
+            // last touched when it arrived or matched), so the misses overlap; then emit.
+            m_partners.clear();
             const KeyState &ks = m_keys.entry(found).value;
-            const int other = 1 - side;
-            for (std::uint32_t e = ks.head[other]; e != kNone; e = m_links[e].next) {
+            for (std::uint32_t e = ks.head[1 - side]; e != kNone; e = m_links[e].next) {
                 const Link &o = m_links[e];
-                if (!(side == kLeft ? inBounds(t, o.t) : inBounds(o.t, t)))
-                    continue;
-                if (!built) {
-                    flat::write(m_self, kPrefix[side], record);
-                    built = true;
+                if (side == kLeft ? inBounds(t, o.t) : inBounds(o.t, t)) {
+                    __builtin_prefetch(o.block);
+                    __builtin_prefetch(o.block + 64);
+                    m_partners.push_back(e);
                 }
+            }
+            if (!m_partners.empty()) {
+                m_codec[side].write(m_self, record);
+                built = true;
+                matched = side == kLeft;
+            }
+            for (const std::uint32_t e : m_partners) {
+                const Link &o = m_links[e];
                 if (side == kLeft) {
                     emitPair(m_self.data(), o.block, std::max(t, o.t), out);
-                    matched = true;
                 } else {
                     emitPair(o.block, m_self.data(), std::max(t, o.t), out);
                     m_meta[e].matched = true;
@@ -130,13 +138,13 @@ public:
         if (evictAt <= m_w) {
             if (side == kLeft && m_outer && !matched) {
                 if (!built)
-                    flat::write(m_self, kPrefix[kLeft], record);
+                    m_codec[kLeft].write(m_self, record);
                 emitUnmatched(m_self.data(), t, out);
             }
             return;
         }
         if (!built)
-            flat::write(m_self, kPrefix[side], record);
+            m_codec[side].write(m_self, record);
         const std::uint32_t key
             = found != kNone ? found : m_keys.tryEmplace(m_buf, h, KeyState{}).first;
         insert(side, key, t, m_self, matched, evictAt);
@@ -169,7 +177,7 @@ public:
                 const std::uint32_t e = item.payload;
                 w.u8(static_cast<std::uint8_t>(side));
                 w.u8(m_meta[e].matched ? 1 : 0);
-                Record rec = flat::unprefixed(m_links[e].block, kPrefix[side]);
+                Record rec = m_codec[side].unprefixed(m_links[e].block);
                 rec.time = m_links[e].t;
                 w.record(rec);
             }
@@ -190,7 +198,7 @@ public:
                 break;
             m_enc[side].encode(rec, m_buf);
             const std::uint32_t key = m_keys.tryEmplace(m_buf, KeyState{}).first;
-            flat::write(m_self, kPrefix[side], rec);
+            m_codec[side].write(m_self, rec);
             insert(side, key, rec.time, m_self, matched, evictionTime(side, rec.time));
         }
     }
@@ -226,8 +234,8 @@ private:
         const flat::Header hl = flat::header(l), hr = flat::header(r);
         Record o;
         o.reserve(hl.fields + hr.fields, hl.textBytes + hr.textBytes);
-        flat::appendTo(o, l);
-        flat::appendTo(o, r);
+        m_codec[kLeft].appendTo(o, l);
+        m_codec[kRight].appendTo(o, r);
         o.time = t;
         out.emit(std::move(o));
     }
@@ -238,7 +246,7 @@ private:
         const flat::Header hl = flat::header(l);
         Record o;
         o.reserve(hl.fields + 1, hl.textBytes + 5);
-        flat::appendTo(o, l);
+        m_codec[kLeft].appendTo(o, l);
         o.append("right", Value::null());
         o.time = t;
         out.emit(std::move(o));
@@ -348,8 +356,10 @@ private:
     std::int64_t m_upper;
     bool m_outer;
     Timestamp m_w = kMinTime;
-    std::string m_buf;  ///< encoded key of the current record
-    std::string m_self; ///< the current record as a flat block in output form
+    std::string m_buf; ///< encoded key of the current record
+    flat::Codec m_codec[2] = {flat::Codec(kPrefix[kLeft]), flat::Codec(kPrefix[kRight])};
+    std::string m_self;                    ///< the current record as a flat block in output form
+    std::vector<std::uint32_t> m_partners; ///< entries the current record joins with
     Keys m_keys{1024};
     // Buffered entries, by index (a free list recycles indexes): the vectors are parallel.
     std::vector<Link> m_links;
