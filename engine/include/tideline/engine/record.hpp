@@ -191,17 +191,32 @@ public:
     /// the path is new and that fields sharing a prefix arrive together.
     void append(std::string_view path, const Value &v);
     /// append() with a process-lifetime name: the name is not copied.
-    void append(StaticPath path, const Value &v)
+    [[gnu::always_inline]] inline void append(StaticPath path, const Value &v)
     {
-        // Inline fast path (generators): nothing to copy and room for one more field.
-        if (m_fields.size() < m_fields.capacity() && path.s.size() < kMaxPathLen
-            && (v.stable || (v.type != ValueType::String && v.type != ValueType::Raw))) {
-            Field &f = m_fields.emplace_back();
-            f.name.ptr = path.s.data();
-            f.nameLen = static_cast<std::uint32_t>(path.s.size());
-            f.nameStatic = 1;
-            setValue(f, v, 0);
-            return;
+        // Inline fast path (generators, the JSON fast path): room for one more field, and no
+        // bytes to copy or room for them in the arena (which then does not move, so v.s may
+        // even point into it).
+        if (m_fields.size() < m_fields.capacity() && path.s.size() < kMaxPathLen) {
+            const bool bytes
+                = (v.type == ValueType::String || v.type == ValueType::Raw) && !v.stable;
+            if (!bytes) {
+                Field &f = m_fields.emplace_back();
+                f.name.ptr = path.s.data();
+                f.nameLen = static_cast<std::uint32_t>(path.s.size());
+                f.nameStatic = 1;
+                setValue(f, v, 0);
+                return;
+            }
+            if (m_arena.capacity() - m_arena.size() >= v.s.size()) {
+                const std::size_t off = m_arena.size();
+                m_arena.append(v.s.data(), v.s.size());
+                Field &f = m_fields.emplace_back();
+                f.name.ptr = path.s.data();
+                f.nameLen = static_cast<std::uint32_t>(path.s.size());
+                f.nameStatic = 1;
+                setValue(f, v, off);
+                return;
+            }
         }
         appendImpl(path.s, true, v);
     }
@@ -260,7 +275,7 @@ private:
     std::size_t addBytes(std::string_view bytes);
     void setName(Field &f, std::string_view path);
     /// Stores v in f; strings that are not stable were copied to strOff by the caller.
-    static void setValue(Field &f, const Value &v, std::size_t strOff)
+    [[gnu::always_inline]] static void setValue(Field &f, const Value &v, std::size_t strOff)
     {
         f.typeBits = static_cast<std::uint32_t>(v.type);
         f.strStatic = 0;

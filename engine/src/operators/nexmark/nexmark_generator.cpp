@@ -219,6 +219,7 @@ GeneratorConfig GeneratorConfig::fromParams(const Json &p)
 Generator::Generator(const GeneratorConfig &cfg)
     : m_cfg(cfg)
     , m_delayUs(cfg.interEventDelayUs())
+    , m_total(cfg.totalProportion())
 {
     tables();
 }
@@ -244,11 +245,23 @@ std::int64_t Generator::timestampOf(std::int64_t k) const
     return timestampForNumber(adjustedNumber(k));
 }
 
+void Generator::split(std::int64_t eventId, std::int64_t &epoch, std::int64_t &offset) const
+{
+    // A bid asks for its event id's epoch and offset up to four times: one division, not four
+    // (a 64-bit division costs as much as the rest of the id arithmetic).
+    if (eventId != m_splitId) {
+        m_splitId = eventId;
+        m_splitEpoch = eventId / m_total;
+        m_splitOffset = eventId - m_splitEpoch * m_total;
+    }
+    epoch = m_splitEpoch;
+    offset = m_splitOffset;
+}
+
 std::int64_t Generator::lastBase0PersonId(std::int64_t eventId) const
 {
-    std::int64_t total = m_cfg.totalProportion();
-    std::int64_t epoch = eventId / total;
-    std::int64_t offset = eventId % total;
+    std::int64_t epoch, offset;
+    split(eventId, epoch, offset);
     if (offset >= m_cfg.personProportion)
         offset = m_cfg.personProportion - 1;
     return epoch * m_cfg.personProportion + offset;
@@ -256,9 +269,8 @@ std::int64_t Generator::lastBase0PersonId(std::int64_t eventId) const
 
 std::int64_t Generator::lastBase0AuctionId(std::int64_t eventId) const
 {
-    std::int64_t total = m_cfg.totalProportion();
-    std::int64_t epoch = eventId / total;
-    std::int64_t offset = eventId % total;
+    std::int64_t epoch, offset;
+    split(eventId, epoch, offset);
     if (offset < m_cfg.personProportion) {
         --epoch;
         offset = m_cfg.auctionProportion - 1;
@@ -333,7 +345,8 @@ void Generator::plan(std::int64_t k, Plan &p)
     std::int64_t adjusted = adjustedNumber(k);
     p.eventId = m_cfg.firstEventId + adjusted;
     p.ts = timestampForNumber(adjusted);
-    std::int64_t rem = p.eventId % m_cfg.totalProportion();
+    std::int64_t epoch, rem;
+    split(p.eventId, epoch, rem);
     p.type = rem < m_cfg.personProportion                             ? Person
              : rem < m_cfg.personProportion + m_cfg.auctionProportion ? Auction
                                                                       : Bid;

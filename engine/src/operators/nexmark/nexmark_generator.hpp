@@ -82,6 +82,7 @@ public:
 private:
     std::int64_t adjustedNumber(std::int64_t k) const;
     std::int64_t timestampForNumber(std::int64_t eventNumber) const;
+    void split(std::int64_t eventId, std::int64_t &epoch, std::int64_t &offset) const;
     std::int64_t lastBase0PersonId(std::int64_t eventId) const;
     std::int64_t lastBase0AuctionId(std::int64_t eventId) const;
 
@@ -102,6 +103,9 @@ private:
 
     GeneratorConfig m_cfg;
     double m_delayUs;
+    std::int64_t m_total; ///< totalProportion()
+    /// The last eventId split into (epoch, offset) of the proportions cycle.
+    mutable std::int64_t m_splitId = -1, m_splitEpoch = 0, m_splitOffset = 0;
     std::string m_s1, m_s2, m_s3; ///< scratch strings (reused)
 };
 
