@@ -280,7 +280,8 @@ std::vector<Diagnostic> validate(const PipelineSpec &spec)
     // --- settings ---
     {
         const Json &s = spec.settings;
-        static const std::vector<std::string> keys{"checkpoint", "delivery", "state"};
+        static const std::vector<std::string> keys{"checkpoint", "delivery", "state",
+                                                   "state_memory_mb"};
         for (auto it = s.begin(); it != s.end(); ++it) {
             if (std::find(keys.begin(), keys.end(), it.key()) == keys.end()) {
                 auto guess = closestMatch(it.key(), keys);
@@ -294,6 +295,11 @@ std::vector<Diagnostic> validate(const PipelineSpec &spec)
             fileErr("settings.delivery", "must be \"at_least_once\" or \"exactly_once\"");
         if (s.contains("state") && !(s["state"] == "memory" || s["state"] == "rocksdb"))
             fileErr("settings.state", "must be \"memory\" or \"rocksdb\"");
+        if (s.contains("state_memory_mb")
+            && (!s["state_memory_mb"].is_number() || s["state_memory_mb"].get<double>() <= 0))
+            fileErr("settings.state_memory_mb",
+                    "must be a number of megabytes > 0 (keyed state each stateful node keeps in "
+                    "memory when settings.state is \"rocksdb\"; default 256)");
         if (s.contains("checkpoint")) {
             const Json &c = s["checkpoint"];
             if (!c.is_object())
