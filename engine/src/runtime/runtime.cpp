@@ -570,7 +570,8 @@ bool Runtime::restartFromCheckpoint(const std::string &why)
         if (m_options.log)
             m_options.log(line);
     };
-    if (!m_checkpoints || m_checkpointsCompleted.load() == 0 || m_restarts >= kMaxRestarts) {
+    if (!m_checkpoints || !m_checkpoints->settings().enabled || m_checkpointsCompleted.load() == 0
+        || m_restarts >= kMaxRestarts) {
         log(m_restarts >= kMaxRestarts
                 ? "not restarting: " + std::to_string(kMaxRestarts) + " restarts already"
                 : "not restarting: no checkpoint completed in this run to restore");
