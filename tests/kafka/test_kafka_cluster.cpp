@@ -588,7 +588,7 @@ private slots:
         QCOMPARE(*seen.begin(), 0LL);
         QCOMPARE(*seen.rbegin(), static_cast<long long>(n - 1));
         qInfo("fatal producer error after %lld records read: %d restart(s), %lld rows written for "
-              "%d events (%lld replayed)",
+              "%d events (%lld duplicates from the replay)",
               static_cast<long long>(readBefore), restarts, static_cast<long long>(lines.size()), n,
               static_cast<long long>(lines.size()) - n);
     }
