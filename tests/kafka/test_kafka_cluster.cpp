@@ -593,6 +593,53 @@ private slots:
               static_cast<long long>(lines.size()) - n);
     }
 
+    void exactlyOnceRestartAfterFencingMeetsTheMockLimit()
+    {
+        // exactly_once: a fenced producer at a transaction commit goes through the same restart,
+        // whose restore runs the recovery decision. The 2.0.2 mock stores no TxnOffsetCommit, so
+        // the group's offsets never match the checkpoint and the restore is refused with the
+        // reason (documented limit; the decision itself is tested against the test double).
+        QVERIFY(kcatProduce(m_mock.bootstrap, "eosr_in", events(0, 3000)));
+        std::string dir = m_dir.path().toStdString();
+        Json j
+            = pipeline(Json::array({kafkaSource(m_mock.bootstrap, "eosr_in", {{"bounded", true}}),
+                                    node("out", "sink.kafka",
+                                         {{"bootstrap_servers", m_mock.bootstrap.toStdString()},
+                                          {"topic", "eosr_out"},
+                                          {"delivery", "exactly_once"}})}),
+                       Json::array({edge("src.out", "out.in")}));
+        j["settings"] = {{"checkpoint", {{"dir", "eosr-checkpoints"}, {"interval_ms", 20}}}};
+        std::vector<std::string> logs;
+        std::string error;
+        auto job = makeJob(j, dir, error, [&](const std::string &l) { logs.push_back(l); });
+        QVERIFY2(job, error.c_str());
+        QElapsedTimer t;
+        t.start();
+        auto checkpointDone = [&] {
+            auto s = job->snapshot();
+            return s.lastCheckpoint && s.lastCheckpoint->status == "completed";
+        };
+        while (t.elapsed() < 20000 && (job->snapshot().recordsRead < 500 || !checkpointDone())) {
+            QCOMPARE(job->runFor(50), Job::Status::Running);
+            job->publishMetrics();
+            QTest::qWait(2);
+        }
+        QVERIFY(checkpointDone());
+        QCOMPARE(m_mock.command("err 26 PRODUCER_FENCED"), QString("ok"));
+        Job::Status st = runUntilDone(*job);
+        QCOMPARE(m_mock.command("clear 26"), QString("ok"));
+        std::string all;
+        for (const auto &l : logs)
+            all += l + "\n";
+        QCOMPARE(st, Job::Status::Failed);
+        std::string f = job->failure();
+        QVERIFY2(all.find("restart 1/3 after: node `out`") != std::string::npos, all.c_str());
+        QVERIFY2(f.find("restarting from the last checkpoint failed") != std::string::npos
+                     && f.find("exactly_once recovery") != std::string::npos,
+                 (f + "\n" + all).c_str());
+        qInfo("exactly_once restart on the mock: %s", f.c_str());
+    }
+
     void twoMembersShareThePartitions()
     {
         QVERIFY(kcatProduce(m_mock.bootstrap, "group", events(0, 800)));
