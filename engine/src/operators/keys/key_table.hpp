@@ -15,8 +15,10 @@
 //   buffer, so steady state allocates nothing per record;
 // - callers may hash once and pass the hash in, and prefetch the slot of a key they will
 //   touch soon (expiry loops know their next victims in advance).
-// Deletion uses backward shifting, so no tombstones accumulate.
+// Deletion uses backward shifting, so no tombstones accumulate. Slot arrays of a MiB and more
+// ask for transparent huge pages (huge_array.hpp).
 
+#include "operators/keys/huge_array.hpp"
 #include "operators/keys/key_encoder.hpp"
 
 #include <cstdint>
@@ -199,7 +201,7 @@ private:
 
     void rehash(std::size_t capacity)
     {
-        std::vector<Slot> old = std::move(m_slots);
+        HugeArray<Slot> old = std::move(m_slots);
         m_slots.assign(capacity, Slot{});
         m_mask = static_cast<std::uint32_t>(capacity - 1);
         for (const Slot &s : old) {
@@ -212,7 +214,7 @@ private:
         }
     }
 
-    std::vector<Slot> m_slots;
+    HugeArray<Slot> m_slots;
     std::uint32_t m_mask = 0;
     std::vector<Entry> m_entries;
     std::vector<std::uint32_t> m_free;
