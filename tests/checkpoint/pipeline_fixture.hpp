@@ -19,6 +19,7 @@ struct FixtureOptions
     int keep = 3;
     std::int64_t windowSizeMs = 2000; ///< change to make the window incompatible
     bool extraNode = false;           ///< add a new map node + sink (edited graph)
+    double stateMemoryMb = 0;         ///< > 0: settings.state "rocksdb" with this budget
 };
 
 inline std::string fixturePipeline(const FixtureOptions &o)
@@ -26,11 +27,15 @@ inline std::string fixturePipeline(const FixtureOptions &o)
     std::string pace = o.recordsPerSecond > 0 ? R"(, "pace": {"records_per_s": )"
                                                     + std::to_string(o.recordsPerSecond) + "}"
                                               : std::string();
-    std::string settings = o.intervalMs > 0 ? R"("settings": {"checkpoint": {"interval_ms": )"
-                                                  + std::to_string(o.intervalMs) + R"(, "dir": ")"
-                                                  + o.checkpointDir + R"(", "keep": )"
-                                                  + std::to_string(o.keep) + "}},"
-                                            : std::string();
+    std::string entries;
+    if (o.intervalMs > 0)
+        entries += R"("checkpoint": {"interval_ms": )" + std::to_string(o.intervalMs)
+                   + R"(, "dir": ")" + o.checkpointDir + R"(", "keep": )" + std::to_string(o.keep)
+                   + "}";
+    if (o.stateMemoryMb > 0)
+        entries += std::string(entries.empty() ? "" : ", ")
+                   + R"("state": "rocksdb", "state_memory_mb": )" + std::to_string(o.stateMemoryMb);
+    std::string settings = entries.empty() ? std::string() : R"("settings": {)" + entries + "},";
     std::string extraNodes = o.extraNode ? R"(,
     {"id": "tag", "kind": "map", "params": {"set": {"big": "value > 90"}}},
     {"id": "out_tag", "kind": "sink.file", "params": {"path": "out/tag.jsonl"}})"

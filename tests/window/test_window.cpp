@@ -8,6 +8,7 @@
 
 #include "operators/window/key_codec.hpp"
 #include "runtime/runtime.hpp"
+#include "state/state_backend.hpp"
 
 #include <tideline/engine/job.hpp>
 #include <tideline/engine/spec.hpp>
@@ -19,8 +20,10 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <unistd.h>
 
 using namespace tideline;
 
@@ -79,7 +82,10 @@ private:
     }
 
     // source.file -> watermark(d) -> window -> sink.file, window.late -> sink.file
-    Json pipelineJson(const std::string &tag, const Json &windowParams, int delay)
+    Json pipelineJson(const std::string &tag,
+                      const Json &windowParams,
+                      int delay,
+                      const Json &settings = Json())
     {
         Json j
             = Json::parse(R"({"format": "tideline/1", "name": "window-test", "nodes": [], "edges": [
@@ -88,6 +94,8 @@ private:
             {"from": "win.out", "to": "out.in"},
             {"from": "win.late", "to": "late.in"}]})");
         j["name"] = "window-test-" + tag;
+        if (!settings.is_null())
+            j["settings"] = settings;
         j["nodes"].push_back({{"id", "src"},
                               {"kind", "source.file"},
                               {"params", {{"path", "in_" + tag + ".jsonl"}}}});
@@ -109,11 +117,13 @@ private:
                                  const Json &windowParams,
                                  int delay,
                                  std::string &tag,
-                                 std::string &error)
+                                 std::string &error,
+                                 const Json &settings = Json(),
+                                 std::vector<std::string> *log = nullptr)
     {
         tag = std::to_string(++m_runs);
         writeLines(path("in_" + tag + ".jsonl"), input);
-        const LoadResult loaded = loadSpec(pipelineJson(tag, windowParams, delay).dump());
+        const LoadResult loaded = loadSpec(pipelineJson(tag, windowParams, delay, settings).dump());
         if (!loaded.ok() || !loaded.spec) {
             error = "invalid pipeline:\n" + diagnosticsText(loaded.diagnostics).toStdString();
             return nullptr;
@@ -121,6 +131,10 @@ private:
         JobOptions options;
         options.baseDir = m_tmp.path().toStdString();
         options.clock = &m_clock;
+        if (log)
+            options.log = [log](const std::string &line) {
+                log->push_back(line);
+            };
         return Job::create(*loaded.spec, std::move(options), error);
     }
 
@@ -645,6 +659,151 @@ private slots:
         QVERIFY(endA.node("win")->late > 0); // the input does exercise lateness
         if (windowParams.value("allowed_lateness_ms", 0) > 0)
             QVERIFY(outA.filter(R"("emit":"update")").size() > 0); // and updates
+    }
+
+    // --- settings.state "rocksdb" ---
+
+    // Many keys, times mostly rising with some disorder and some records late.
+    static std::vector<std::string> manyKeysInput(int records, int keys)
+    {
+        std::vector<std::string> input;
+        std::uint32_t x = 987654321u;
+        for (int i = 0; i < records; ++i) {
+            x = x * 1103515245u + 12345u;
+            const int jitter = static_cast<int>((x >> 16) % 40) + ((x >> 20) % 11 == 0 ? 150 : 0);
+            input.push_back(R"({"t":)" + std::to_string(i - jitter) + R"(,"user":"u)"
+                            + std::to_string((x >> 5) % static_cast<std::uint32_t>(keys))
+                            + R"(","v":)" + std::to_string(i % 23) + "}");
+        }
+        return input;
+    }
+
+    static std::uint64_t sstBytes(const std::string &dir)
+    {
+        std::uint64_t total = 0;
+        std::error_code ec;
+        for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
+             !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
+            if (it->path().extension() == ".sst")
+                total += it->file_size(ec);
+        return total;
+    }
+
+    static state::StatefulOperator &stateful(Job &job)
+    {
+        const int idx = job.runtime().spec().nodeIndex("win");
+        auto *op = dynamic_cast<state::StatefulOperator *>(
+            job.runtime().nodes()[static_cast<std::size_t>(idx)].op.get());
+        if (op == nullptr)
+            qFatal("the window operator does not implement StatefulOperator");
+        return *op;
+    }
+
+    void spillMatchesMemory_data()
+    {
+        QTest::addColumn<QString>("params");
+        QTest::newRow("tumbling+lateness")
+            << R"({"type":"tumbling","size_ms":4000,"key":["user"],"allowed_lateness_ms":100,
+                  "aggregates":[{"op":"count","as":"n"},{"op":"sum","field":"v","as":"s"},
+                                {"op":"avg","field":"v","as":"a"}]})";
+        QTest::newRow("sliding") << R"({"type":"sliding","size_ms":3000,"slide_ms":1000,
+                  "key":["user"],"aggregates":[{"op":"max","field":"v","as":"hi"}]})";
+        QTest::newRow("session+lateness")
+            << R"({"type":"session","gap_ms":900,"key":["user"],"allowed_lateness_ms":100,
+                  "aggregates":[{"op":"count","as":"n"},{"op":"min","field":"v","as":"lo"}]})";
+    }
+
+    // A 20 KB budget forces most keys to disk; the output (results and late records) must be
+    // exactly the memory run's, and the spilled state must really be in RocksDB files.
+    void spillMatchesMemory()
+    {
+        QFETCH(QString, params);
+        const Json windowParams = Json::parse(params.toStdString());
+        const auto input = manyKeysInput(24000, 6000);
+
+        const RunResult mem = run(input, windowParams, 30);
+        QVERIFY2(mem.status == Job::Status::Finished, mem.error.c_str());
+        QVERIFY(mem.out.size() > 6000);
+        if (windowParams["type"] == "tumbling")
+            QVERIFY(mem.late.size() > 0); // the input does exercise lateness
+
+        const Json settings = {{"state", "rocksdb"}, {"state_memory_mb", 0.02}};
+        std::string tag, error;
+        std::vector<std::string> log;
+        auto job = makeJob(input, windowParams, 30, tag, error, settings, &log);
+        QVERIFY2(job, error.c_str());
+        const std::string workDir = (std::filesystem::temp_directory_path()
+                                     / ("tideline-state-" + std::to_string(::getpid())) / "win")
+                                        .string();
+        QVERIFY2(std::filesystem::is_directory(workDir), workDir.c_str());
+        // Part way through: entries are on disk, in SST files of the node's store.
+        QCOMPARE(job->runFor(16000), Job::Status::Running);
+        const state::SpillStats mid = stateful(*job).spillStats();
+        QVERIFY2(mid.entriesSpilled > 200, qPrintable(QString::number(mid.entriesSpilled)));
+        QVERIFY(mid.entriesInMemory < mid.entriesSpilled);
+        QVERIFY2(sstBytes(workDir) > 0, "no SST file in the state store");
+        QCOMPARE(job->run(), Job::Status::Finished);
+        const state::SpillStats end = stateful(*job).spillStats();
+        QVERIFY(end.readBacks > 0);
+        QVERIFY(end.peakEntriesSpilled >= mid.entriesSpilled);
+        bool summary = false;
+        for (const auto &l : log)
+            summary = summary || l.find("state entries on disk") != std::string::npos;
+        QVERIFY(summary);
+
+        const QStringList out = readLines(path("out_" + tag + ".jsonl"));
+        const QStringList late = readLines(path("late_" + tag + ".jsonl"));
+        QCOMPARE(out.size(), mem.out.size());
+        QCOMPARE(out, mem.out);
+        QCOMPARE(late, mem.late);
+        job.reset();
+        QVERIFY2(!std::filesystem::exists(workDir), "the state store folder was not removed");
+    }
+
+    // A snapshot taken while most keys are spilled holds them (read through a RocksDB snapshot
+    // by the deferred part), and restores into a memory-mode job with the same remaining output.
+    void spilledStateInSnapshot_data()
+    {
+        spillMatchesMemory_data();
+    }
+    void spilledStateInSnapshot()
+    {
+        QFETCH(QString, params);
+        const Json windowParams = Json::parse(params.toStdString());
+        const auto input = manyKeysInput(12000, 3000);
+        const int split = 7000;
+        const Json settings = {{"state", "rocksdb"}, {"state_memory_mb", 0.02}};
+
+        std::string tagA, error;
+        auto jobA = makeJob(input, windowParams, 30, tagA, error, settings);
+        QVERIFY2(jobA, error.c_str());
+        QCOMPARE(jobA->runFor(split), Job::Status::Running);
+        jobA->publishMetrics();
+        const std::int64_t outBefore = jobA->snapshot().node("win")->recordsOut;
+        const std::int64_t lateBefore = jobA->snapshot().node("win")->late;
+        QVERIFY(stateful(*jobA).spillStats().entriesSpilled > 500);
+        const int idx = jobA->runtime().spec().nodeIndex("win");
+        Operator &winA = *jobA->runtime().nodes()[static_cast<std::size_t>(idx)].op;
+        StateWriter w;
+        winA.snapshotState(w);
+        QVERIFY(w.hasDeferred());
+        QCOMPARE(jobA->runFor(1000), Job::Status::Running); // the loop goes on meanwhile
+        const std::string state = w.take();
+        QCOMPARE(jobA->run(), Job::Status::Finished);
+        const QStringList outA = readLines(path("out_" + tagA + ".jsonl"));
+        const QStringList lateA = readLines(path("late_" + tagA + ".jsonl"));
+
+        std::vector<std::string> rest(input.begin() + split, input.end());
+        std::string tagB;
+        auto jobB = makeJob(rest, windowParams, 30, tagB, error); // memory mode
+        QVERIFY2(jobB, error.c_str());
+        StateReader reader(state);
+        jobB->runtime().nodes()[static_cast<std::size_t>(idx)].op->restoreState(reader);
+        QVERIFY(reader.atEnd());
+        QCOMPARE(jobB->run(), Job::Status::Finished);
+        QCOMPARE(readLines(path("out_" + tagB + ".jsonl")), outA.mid(static_cast<int>(outBefore)));
+        QCOMPARE(readLines(path("late_" + tagB + ".jsonl")),
+                 lateA.mid(static_cast<int>(lateBefore)));
     }
 
     // Checkpoints written before the compact state format (version 1: fixed-width keys and

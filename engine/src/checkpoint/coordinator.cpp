@@ -4,6 +4,7 @@
 #include "checkpoint/crash_point.hpp"
 #include "checkpoint/files.hpp"
 #include "runtime/runtime.hpp"
+#include "state/state_backend.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -155,9 +156,11 @@ std::string Coordinator::init()
 {
     const JobOptions &opt = m_rt.options();
     m_settings = resolveSettings(m_rt.spec(), opt);
-    if (m_rt.spec().settings.value("state", std::string("memory")) == "rocksdb")
-        log("settings.state \"rocksdb\": keyed state is kept in memory in this build; "
-            "checkpoints and savepoints are stored in RocksDB");
+    // settings.state: before any restore, so that restored state already respects the budget.
+    if (std::string err = state::configureStateBackends(
+            m_rt, m_settings.enabled ? m_settings.dir : std::string(), m_rt.options().log);
+        !err.empty())
+        return err;
 
     for (const auto &id : opt.resetState)
         if (m_rt.spec().nodeIndex(id) < 0)
@@ -447,6 +450,7 @@ void Coordinator::onBeforeFinish(Job::Status status)
 {
     const std::string end = status == Job::Status::Finished ? "finished" : "stopped";
     drain();
+    state::logSpillSummary(m_rt, m_rt.options().log);
     if (m_settings.enabled && !m_finalTaken) {
         m_finalTaken = true;
         take(Kind::Checkpoint, m_settings.dir, end, false);
@@ -541,9 +545,9 @@ bool Coordinator::snapshot(Pending &p, const std::string &endStatus)
         std::string reuse;
         if (static_cast<std::size_t>(v) < m_spare.size())
             reuse = std::move(m_spare[static_cast<std::size_t>(v)]);
-        StateWriter w(std::move(reuse));
+        auto w = std::make_unique<StateWriter>(std::move(reuse));
         try {
-            node.op->snapshotState(w);
+            node.op->snapshotState(*w);
         } catch (const std::exception &e) {
             p.error = "node `" + node.spec->id + "`: " + e.what();
             p.cause = causeFromMessage(e.what());
@@ -552,12 +556,16 @@ bool Coordinator::snapshot(Pending &p, const std::string &endStatus)
         NodeEntry &e = m.nodes[static_cast<std::size_t>(v)];
         NodeBlob &b = p.blobs[static_cast<std::size_t>(v)];
         b.nodeId = node.spec->id;
-        b.data = w.take();
+        if (w->hasDeferred()) {
+            // Finished by persist() (spilled keys read through a RocksDB snapshot).
+            p.deferred.resize(nodes.size());
+            p.deferred[static_cast<std::size_t>(v)] = std::move(w);
+        } else {
+            b.data = w->take();
+        }
         e.id = node.spec->id;
         e.kind = node.spec->kind;
         e.fingerprint = node.op->stateFingerprint();
-        e.bytes = b.data.size();
-        e.chunks = chunkCount(b.data.size());
         e.outW = node.outW;
         e.combinedIn = node.combinedIn;
         e.outIdle = node.outIdle;
@@ -579,8 +587,22 @@ void Coordinator::persist(Pending &p)
         p.cause = cause.empty() ? detail : cause;
         p.t1 = steadyMs();
     };
-    for (std::size_t i = 0; i < m.nodes.size(); ++i)
+    for (std::size_t i = 0; i < p.deferred.size(); ++i) {
+        if (!p.deferred[i])
+            continue;
+        try {
+            p.blobs[i].data = p.deferred[i]->take();
+        } catch (const std::exception &e) {
+            return failed("node `" + p.blobs[i].nodeId + "`: " + e.what(),
+                          causeFromMessage(e.what()));
+        }
+        p.deferred[i].reset();
+    }
+    for (std::size_t i = 0; i < m.nodes.size(); ++i) {
+        m.nodes[i].bytes = p.blobs[i].data.size();
+        m.nodes[i].chunks = chunkCount(p.blobs[i].data.size());
         m.nodes[i].crc = crc32c(p.blobs[i].data);
+    }
     std::error_code ec;
     if (savepoint) {
         fs::create_directories(p.root, ec);

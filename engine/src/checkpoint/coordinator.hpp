@@ -17,6 +17,7 @@
 #include "checkpoint/state_db.hpp"
 
 #include <tideline/engine/job.hpp>
+#include <tideline/engine/state_io.hpp>
 #include <tideline/observe/metrics.hpp>
 
 #include <atomic>
@@ -72,6 +73,8 @@ private:
         std::int64_t t0 = 0; ///< steady ms at snapshot start
         Manifest manifest;
         std::vector<NodeBlob> blobs;
+        /// Per node, a writer with deferred parts that persist() runs first (else empty).
+        std::vector<std::unique_ptr<StateWriter>> deferred;
         // Written by persist():
         std::string error, cause;
         std::string manifestPath, stateDir;

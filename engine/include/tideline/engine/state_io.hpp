@@ -13,8 +13,10 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tideline {
 
@@ -72,12 +74,37 @@ public:
     void value(const Value &v);
     void record(const Record &r);
 
-    const std::string &data() const { return m_buf; }
-    std::string take() { return std::move(m_buf); }
+    /// A part of the state written later, off the loop thread: the checkpoint writer runs it
+    /// (e.g. keys spilled to RocksDB, read through a snapshot taken at the checkpoint's cut).
+    /// Deferred parts are appended after everything written directly, in the order deferred.
+    /// May throw (the checkpoint then fails with the message).
+    using Deferred = std::function<void(StateWriter &)>;
+    void defer(Deferred part) { m_deferred.push_back(std::move(part)); }
+    bool hasDeferred() const { return !m_deferred.empty(); }
+    void runDeferred()
+    {
+        auto parts = std::move(m_deferred);
+        m_deferred.clear();
+        for (auto &part : parts)
+            part(*this);
+    }
+
+    /// The complete state (runs deferred parts first).
+    const std::string &data()
+    {
+        runDeferred();
+        return m_buf;
+    }
+    std::string take()
+    {
+        runDeferred();
+        return std::move(m_buf);
+    }
 
 private:
     void raw(const void *p, std::size_t n) { m_buf.append(static_cast<const char *>(p), n); }
     std::string m_buf;
+    std::vector<Deferred> m_deferred;
 };
 
 class StateReader

@@ -125,6 +125,36 @@ public:
         return m_rows.data() + std::size_t(i) * m_stride + 1;
     }
     std::size_t longKeyBytes() const { return m_keys.size(); }
+
+    // settings.state "rocksdb": a second-chance bit per entry (the header's spare word), set
+    // when a record reaches the entry, cleared by an eviction pass that keeps it.
+    void touch(std::uint32_t i)
+    {
+        const std::uint32_t one = 1;
+        std::memcpy(reinterpret_cast<char *>(&m_rows[i * m_stride]) + offsetof(Header, pad), &one,
+                    sizeof one);
+    }
+    bool touched(std::uint32_t i) const { return header(i).pad != 0; }
+    void clearTouches()
+    {
+        const std::uint32_t zero = 0;
+        for (std::uint32_t i = 0; i < m_size; ++i)
+            std::memcpy(reinterpret_cast<char *>(&m_rows[i * m_stride]) + offsetof(Header, pad),
+                        &zero, sizeof zero);
+    }
+    /// Keeps only the entries listed (in that order), with their bits cleared; memory is
+    /// given back (a fresh, right-sized table).
+    void keepOnly(const std::vector<std::uint32_t> &keep, std::size_t nAggs)
+    {
+        PaneTable t;
+        t.reset(keep.size(), nAggs);
+        for (std::uint32_t i : keep) {
+            bool created = false;
+            const std::uint32_t j = t.findOrInsert(key(i), header(i).hash, created);
+            std::memcpy(static_cast<void *>(t.acc(j)), acc(i), nAggs * sizeof(AggState));
+        }
+        *this = std::move(t);
+    }
     std::size_t bytes() const
     {
         return m_slots.capacity() * sizeof(std::uint64_t) + m_rows.capacity() * sizeof(AggState)
@@ -176,6 +206,7 @@ struct Pane
     Timestamp end = 0;
     bool fired = false;
     PaneTable table;
+    std::int64_t spilled = 0; ///< entries of this pane on disk (settings.state "rocksdb")
 };
 
 class AlignedWindow final : public WindowOperatorBase
@@ -230,6 +261,7 @@ public:
             m_wm = w;
         // Fire every pane whose end - 1 the watermark reached, in order of end.
         while (m_cursor != m_panes.end() && satSub(m_cursor->second.end, 1) <= m_wm) {
+            readBackAll(m_cursor->second);
             firePane(m_cursor->second, out);
             m_cursor->second.fired = true;
             ++m_cursor;
@@ -239,8 +271,9 @@ public:
             auto it = m_panes.begin();
             if (!it->second.fired || cleanupTime(it->second.end) > m_wm)
                 break;
-            m_entries -= static_cast<std::int64_t>(it->second.table.size());
-            if (m_pool.size() < 4)
+            m_entries -= static_cast<std::int64_t>(it->second.table.size()) + it->second.spilled;
+            dropSpilled(it->second);
+            if (m_pool.size() < 4 && !m_state.store)
                 m_pool.push_back(std::move(it->second.table));
             m_panes.erase(it);
             m_lastPane = nullptr;
@@ -252,11 +285,17 @@ public:
     {
         m.stateEntries = m_entries;
         m.openWindows = static_cast<std::int64_t>(m_panes.size());
-        std::size_t bytes = 0;
-        for (const auto &[start, p] : m_panes)
-            bytes += sizeof(Pane) + 48 + p.table.bytes();
-        m.stateBytes = static_cast<std::int64_t>(bytes);
+        // Entries count memory and disk; bytes are the memory in use (spilled bytes live in
+        // the state store's folder).
+        m.stateBytes = static_cast<std::int64_t>(memoryBytes());
         m.errors += m_ignoredValues;
+    }
+
+    state::SpillStats spillStats() const override
+    {
+        state::SpillStats st = m_spillStats;
+        st.entriesInMemory = m_entries - st.entriesSpilled;
+        return st;
     }
 
     void snapshotState(StateWriter &w) const override
@@ -276,6 +315,25 @@ public:
             for (std::uint32_t i = 0; i < p.table.size(); ++i)
                 batch.entry(p.table.key(i), p.table.acc(i));
         }
+        // Then the spilled entries: (1, pane start, key, accumulators)... 0. They are read by
+        // the checkpoint writer thread through a RocksDB snapshot taken here, at the same cut.
+        if (!m_state.store || m_spillStats.entriesSpilled == 0) {
+            w.u8(0);
+            return;
+        }
+        w.defer([snap = m_state.store->snapshot()](StateWriter &out) {
+            snap->scan([&out](std::string_view k, std::string_view v) {
+                if (k.size() < 8)
+                    return;
+                out.u8(1);
+                out.i64(panePrefixStart(k));
+                char b[kMaxVarint];
+                out.bytes(b, putUvar(b, k.size() - 8));
+                out.bytes(k.data() + 8, k.size() - 8);
+                out.bytes(v.data(), v.size()); // already the compact accumulators
+            });
+            out.u8(0);
+        });
     }
 
     void restoreState(StateReader &r) override
@@ -284,6 +342,7 @@ public:
         m_cursor = m_panes.end();
         m_lastPane = nullptr;
         m_entries = 0;
+        m_spillStats = {};
         if (!readHeader(r))
             throw ConfigError("node `" + m_nodeId
                               + "`: the checkpointed window state does not match this window "
@@ -308,11 +367,33 @@ public:
                 const std::uint32_t idx = p.table.findOrInsert(key, hashBytes(key), created);
                 readAccs(r, p.table.acc(idx));
                 ++m_entries;
+                if (m_state.store && ++m_insertsSinceCheck >= kCheckEvery)
+                    maybeEvict(); // a state larger than the budget goes to disk as it loads
             }
+        }
+        // Spilled entries of the saved run (absent from states written before that existed).
+        while (!r.failed() && !r.atEnd()) {
+            if (r.u8() == 0)
+                break;
+            const Timestamp start = r.i64();
+            const std::string_view key = readKey(r, scratch);
+            auto it = m_panes.find(start);
+            if (r.failed() || it == m_panes.end())
+                throw ConfigError("node `" + m_nodeId
+                                  + "`: the checkpointed window state is corrupt (a spilled key "
+                                    "of a window that is not in the state)");
+            bool created = false;
+            const std::uint32_t idx = it->second.table.findOrInsert(key, hashBytes(key), created);
+            readAccs(r, it->second.table.acc(idx));
+            ++m_entries;
+            if (m_state.store && ++m_insertsSinceCheck >= kCheckEvery)
+                maybeEvict();
         }
         if (r.failed())
             throw ConfigError("node `" + m_nodeId
                               + "`: the checkpointed window state is cut short");
+        if (m_state.store)
+            maybeEvict();
         m_cursor = m_panes.begin();
         while (m_cursor != m_panes.end() && m_cursor->second.fired)
             ++m_cursor;
@@ -333,7 +414,10 @@ private:
                 p.table = std::move(m_pool.back());
                 m_pool.pop_back();
             }
-            p.table.reset(m_expected, m_aggs.size());
+            std::size_t expected = m_expected;
+            if (m_state.store) // do not reserve past the memory budget
+                expected = std::min(expected, m_state.memoryBudget / (48 * (1 + m_aggs.size())));
+            p.table.reset(std::max<std::size_t>(16, expected), m_aggs.size());
             // A window the watermark already passed (only reachable with allowed lateness)
             // counts as fired: each key's first record fires it at once.
             p.fired = satSub(p.end, 1) <= m_wm;
@@ -349,12 +433,153 @@ private:
     {
         bool created = false;
         const std::uint32_t idx = p.table.findOrInsert(m_keyBuf, hash, created);
-        m_entries += created ? 1 : 0;
         AggState *acc = p.table.acc(idx);
+        const bool spill = m_state.store != nullptr;
+        bool inserted = created;
+        if (spill) {
+            p.table.touch(idx);
+            if (created && p.spilled > 0 && readBack(p, m_keyBuf, acc))
+                created = false; // the key was on disk: it continues where it left off
+        }
+        m_entries += created ? 1 : 0;
         m_ignoredValues += m_aggs.add(rec, acc);
         if (p.fired)
             emitResult(p.start, p.end, p.table.key(idx), acc,
                        created ? EmitKind::Final : EmitKind::Update, out);
+        // Last: an eviction pass rebuilds tables (acc and idx are stale after it).
+        if (spill && inserted && ++m_insertsSinceCheck >= kCheckEvery)
+            maybeEvict();
+    }
+
+    // --- settings.state "rocksdb" ---
+    // A spilled entry's RocksDB key is its pane's start (8 bytes, big-endian with the sign bit
+    // flipped, so panes sort by start) followed by the encoded key; the value is its compact
+    // accumulators. An entry is either in its pane's table or on disk, never both.
+
+    static constexpr std::uint32_t kCheckEvery = 256;
+
+    static void putPanePrefix(std::string &out, Timestamp start)
+    {
+        const std::uint64_t u = static_cast<std::uint64_t>(start) ^ (1ULL << 63);
+        for (int b = 7; b >= 0; --b)
+            out.push_back(static_cast<char>(static_cast<std::uint8_t>(u >> (8 * b))));
+    }
+    static Timestamp panePrefixStart(std::string_view key)
+    {
+        std::uint64_t u = 0;
+        for (int b = 0; b < 8; ++b)
+            u = (u << 8) | static_cast<std::uint8_t>(key[static_cast<std::size_t>(b)]);
+        return static_cast<Timestamp>(u ^ (1ULL << 63));
+    }
+    std::string &diskKey(Timestamp start, std::string_view key)
+    {
+        m_diskKey.clear();
+        putPanePrefix(m_diskKey, start);
+        m_diskKey.append(key);
+        return m_diskKey;
+    }
+
+    /// A key new to the pane's table may be on disk: move it back. true when it was.
+    bool readBack(Pane &p, std::string_view key, AggState *acc)
+    {
+        const std::string &k = diskKey(p.start, key);
+        if (!m_state.store->get(k, m_valueBuf))
+            return false;
+        StateReader r(m_valueBuf);
+        m_aggs.loadCompact(r, acc);
+        m_state.store->erase(k);
+        --p.spilled;
+        --m_spillStats.entriesSpilled;
+        ++m_spillStats.readBacks;
+        return true;
+    }
+
+    /// Before a pane fires: every spilled entry comes back (firing sees all keys, sorted).
+    void readBackAll(Pane &p)
+    {
+        if (!m_state.store || p.spilled == 0)
+            return;
+        std::string begin, end;
+        putPanePrefix(begin, p.start);
+        putPanePrefix(end, satAdd(p.start, 1));
+        std::int64_t n = 0;
+        m_state.store->scan(begin, end, [&](std::string_view k, std::string_view v) {
+            bool created = false;
+            const std::string_view key = k.substr(8);
+            const std::uint32_t idx = p.table.findOrInsert(key, hashBytes(key), created);
+            StateReader r(v);
+            m_aggs.loadCompact(r, p.table.acc(idx));
+            ++n;
+        });
+        m_state.store->eraseRange(begin, end);
+        m_spillStats.entriesSpilled -= p.spilled;
+        m_spillStats.readBacks += n;
+        p.spilled = 0;
+    }
+
+    void dropSpilled(Pane &p)
+    {
+        if (!m_state.store || p.spilled == 0)
+            return;
+        std::string begin, end;
+        putPanePrefix(begin, p.start);
+        putPanePrefix(end, satAdd(p.start, 1));
+        m_state.store->eraseRange(begin, end);
+        m_spillStats.entriesSpilled -= p.spilled;
+        p.spilled = 0;
+    }
+
+    std::size_t memoryBytes() const
+    {
+        std::size_t bytes = 0;
+        for (const auto &[start, p] : m_panes)
+            bytes += sizeof(Pane) + 48 + p.table.bytes();
+        return bytes;
+    }
+
+    /// Over budget: spill entries not touched since the last pass (second chance), then, if
+    /// that is not enough, whole panes from the oldest, until 3/4 of the budget is in use.
+    void maybeEvict()
+    {
+        m_insertsSinceCheck = 0;
+        const std::size_t budget = m_state.memoryBudget;
+        if (memoryBytes() <= budget)
+            return;
+        ++m_spillStats.spillPasses;
+        const std::size_t target = budget / 4 * 3;
+        state::SpillStore::Batch batch(*m_state.store);
+        std::vector<std::uint32_t> keep;
+        auto spillEntry = [&](Pane &p, std::uint32_t i) {
+            const std::size_t n = m_aggs.saveCompact(m_accScratch.data(), p.table.acc(i));
+            batch.put(diskKey(p.start, p.table.key(i)), std::string_view(m_accScratch.data(), n));
+            ++p.spilled;
+            ++m_spillStats.entriesSpilled;
+        };
+        m_accScratch.resize(m_aggs.compactBound() + 1);
+        for (auto &[start, p] : m_panes) {
+            keep.clear();
+            for (std::uint32_t i = 0; i < p.table.size(); ++i) {
+                if (p.table.touched(i))
+                    keep.push_back(i);
+                else
+                    spillEntry(p, i);
+            }
+            if (keep.size() != p.table.size())
+                p.table.keepOnly(keep, m_aggs.size());
+            else
+                p.table.clearTouches();
+        }
+        for (auto &[start, p] : m_panes) {
+            if (memoryBytes() <= target)
+                break;
+            for (std::uint32_t i = 0; i < p.table.size(); ++i)
+                spillEntry(p, i);
+            p.table.keepOnly({}, m_aggs.size());
+        }
+        batch.commit();
+        m_spillStats.peakEntriesSpilled
+            = std::max(m_spillStats.peakEntriesSpilled, m_spillStats.entriesSpilled);
+        m_lastPane = nullptr;
     }
 
     void firePane(Pane &p, Output &out)
@@ -380,6 +605,9 @@ private:
     std::int64_t m_entries = 0;
     std::vector<std::uint32_t> m_order;
     std::vector<std::string_view> m_sortKeys;
+    std::uint32_t m_insertsSinceCheck = 0;
+    std::string m_diskKey;
+    std::vector<char> m_accScratch;
 };
 
 } // namespace

@@ -21,6 +21,7 @@
 #include <queue>
 
 #include <algorithm>
+#include <stdexcept>
 #include <unordered_map>
 
 namespace tideline::window {
@@ -42,6 +43,8 @@ struct KeySlot
     std::vector<Session> sessions;
     std::uint32_t gen = 0;
     bool used = false;
+    bool spilled = false; ///< settings.state "rocksdb": the sessions are in the spill store
+    bool touched = false; ///< a record reached the key since the last eviction pass
 };
 
 struct Timer
@@ -67,11 +70,18 @@ public:
 
     void processRecord(int, Record &&rec, Output &out) override
     {
+        // First, while no slot or session pointer is held: an eviction pass may move sessions.
+        if (m_state.store && ++m_opsSinceCheck >= kCheckEvery)
+            maybeEvict();
         const Timestamp t = rec.time;
         const Timestamp end = satAdd(t, m_cfg.gap);
         m_codec.encode(rec, m_keyBuf);
         auto found = m_index.find(std::string_view(m_keyBuf));
         KeySlot *slot = found == m_index.end() ? nullptr : &m_slots[found->second];
+        if (slot != nullptr && m_state.store) {
+            ensureLoaded(found->second);
+            slot->touched = true;
+        }
 
         // Which sessions does [t, end) overlap or touch, and what is the merged extent?
         Timestamp mStart = t;
@@ -190,9 +200,8 @@ public:
                             + m_index.size() * (sizeof(std::string) + 32);
         for (const KeySlot &k : m_slots)
             if (k.used)
-                bytes += k.key.capacity() * 2
-                         + k.sessions.size() * (sizeof(Session) + m_aggs.size() * sizeof(AggState));
-        m.stateBytes = static_cast<std::int64_t>(bytes);
+                bytes += k.key.capacity() * 2 + k.sessions.size() * sessionBytes();
+        m.stateBytes = static_cast<std::int64_t>(bytes); // memory only (spilled: on disk)
         m.errors += m_ignoredValues;
     }
 
@@ -202,7 +211,7 @@ public:
         std::uint64_t used = 0;
         std::size_t bound = 16;
         for (const KeySlot &k : m_slots) {
-            if (!k.used)
+            if (!k.used || k.spilled)
                 continue;
             ++used;
             bound
@@ -213,7 +222,7 @@ public:
         char b[3 * kMaxVarint + 1];
         EntryBatch batch(*this, w);
         for (const KeySlot &k : m_slots) {
-            if (!k.used)
+            if (!k.used || k.spilled)
                 continue;
             // Key, number of sessions; per session: start, length (wrapping arithmetic: never
             // overflows), flags, accumulators (an "entry" with an empty key).
@@ -235,6 +244,30 @@ public:
                 batch.accs(s.acc.data());
             }
         }
+        batch.flush();
+        // Then the spilled keys: (1, key, sessions as above)... 0, read by the checkpoint
+        // writer thread through a RocksDB snapshot taken here, at the same cut.
+        if (!m_state.store || m_spillStats.entriesSpilled == 0) {
+            w.u8(0);
+            return;
+        }
+        w.defer([snap = m_state.store->snapshot()](StateWriter &out) {
+            snap->scan([&out](std::string_view k, std::string_view v) {
+                out.u8(1);
+                char len[kMaxVarint];
+                out.bytes(len, putUvar(len, k.size()));
+                out.bytes(k.data(), k.size());
+                out.bytes(v.data(), v.size());
+            });
+            out.u8(0);
+        });
+    }
+
+    state::SpillStats spillStats() const override
+    {
+        state::SpillStats st = m_spillStats;
+        st.entriesInMemory = m_sessionCount - m_spilledSessions;
+        return st;
     }
 
     void restoreState(StateReader &r) override
@@ -244,6 +277,8 @@ public:
         m_index.clear();
         m_timers = {};
         m_sessionCount = 0;
+        m_spilledSessions = 0;
+        m_spillStats = {};
         if (!readHeader(r))
             throw ConfigError("node `" + m_nodeId
                               + "`: the checkpointed window state does not match this window "
@@ -253,32 +288,24 @@ public:
         std::string scratch;
         for (std::uint64_t k = 0; k < keys && !r.failed(); ++k) {
             const std::string_view key = readKey(r, scratch);
-            const std::uint32_t slotIndex = newSlot(key);
-            const std::uint64_t n = v1 ? r.u64() : r.uvar();
-            for (std::uint64_t i = 0; i < n && !r.failed(); ++i) {
-                Session s;
-                std::uint8_t flags = 0;
-                if (v1) {
-                    s.start = r.i64();
-                    s.end = r.i64();
-                    flags = r.u8();
-                } else {
-                    s.start = r.svar();
-                    s.end = static_cast<Timestamp>(static_cast<std::uint64_t>(s.start) + r.uvar());
-                    flags = r.u8();
-                }
-                s.fired = (flags & 1) != 0;
-                s.emitted = (flags & 2) != 0;
-                s.acc.resize(m_aggs.size());
-                readAccs(r, s.acc.data());
-                pushTimer(s.fired ? cleanupTime(s.end) : satSub(s.end, 1), slotIndex, s.start);
-                m_slots[slotIndex].sessions.push_back(std::move(s));
-                ++m_sessionCount;
-            }
+            readSessions(r, newSlot(key), v1, true);
+            if (m_state.store && ++m_opsSinceCheck >= kCheckEvery)
+                maybeEvict(); // a state larger than the budget goes to disk as it loads
+        }
+        // Spilled keys of the saved run (absent from states written before that existed).
+        while (!v1 && !r.failed() && !r.atEnd()) {
+            if (r.u8() == 0)
+                break;
+            const std::string_view key = readKey(r, scratch);
+            readSessions(r, newSlot(key), false, true);
+            if (m_state.store && ++m_opsSinceCheck >= kCheckEvery)
+                maybeEvict();
         }
         if (r.failed())
             throw ConfigError("node `" + m_nodeId
                               + "`: the checkpointed window state is cut short");
+        if (m_state.store)
+            maybeEvict();
     }
 
 private:
@@ -289,6 +316,122 @@ private:
         std::uint32_t slot;
         EmitKind kind;
     };
+
+    std::size_t sessionBytes() const
+    {
+        return sizeof(Session) + 16 + m_aggs.size() * sizeof(AggState);
+    }
+
+    /// A key's sessions as stored: count; per session start, length, flags, accumulators.
+    void writeSessions(std::string &out, const KeySlot &k)
+    {
+        char b[3 * kMaxVarint + 1];
+        out.append(b, putUvar(b, k.sessions.size()));
+        m_accScratch.resize(m_aggs.compactBound() + 1);
+        for (const Session &s : k.sessions) {
+            std::size_t n = putUvar(b, zigzag(s.start));
+            n += putUvar(b + n,
+                         static_cast<std::uint64_t>(s.end) - static_cast<std::uint64_t>(s.start));
+            b[n++] = static_cast<char>((s.fired ? 1 : 0) | (s.emitted ? 2 : 0));
+            out.append(b, n);
+            out.append(m_accScratch.data(), m_aggs.saveCompact(m_accScratch.data(), s.acc.data()));
+        }
+    }
+
+    /// Reads a key's sessions into its slot; `timers`: also schedule them (restore).
+    void readSessions(StateReader &r, std::uint32_t slotIndex, bool v1, bool timers)
+    {
+        const std::uint64_t n = v1 ? r.u64() : r.uvar();
+        for (std::uint64_t i = 0; i < n && !r.failed(); ++i) {
+            Session s;
+            std::uint8_t flags = 0;
+            if (v1) {
+                s.start = r.i64();
+                s.end = r.i64();
+                flags = r.u8();
+            } else {
+                s.start = r.svar();
+                s.end = static_cast<Timestamp>(static_cast<std::uint64_t>(s.start) + r.uvar());
+                flags = r.u8();
+            }
+            s.fired = (flags & 1) != 0;
+            s.emitted = (flags & 2) != 0;
+            s.acc.resize(m_aggs.size());
+            readAccs(r, s.acc.data());
+            if (timers) {
+                pushTimer(s.fired ? cleanupTime(s.end) : satSub(s.end, 1), slotIndex, s.start);
+                ++m_sessionCount;
+            }
+            m_slots[slotIndex].sessions.push_back(std::move(s));
+        }
+    }
+
+    // --- settings.state "rocksdb" ---
+    // A cold key's sessions move to the spill store (RocksDB key = the encoded key); its slot,
+    // index entry and timers stay in memory, so timers still find it and read it back.
+
+    static constexpr std::uint32_t kCheckEvery = 256;
+
+    void ensureLoaded(std::uint32_t slotIndex)
+    {
+        KeySlot &k = m_slots[slotIndex];
+        if (!k.spilled)
+            return;
+        if (!m_state.store->get(k.key, m_valueBuf))
+            throw std::runtime_error("node `" + m_nodeId + "`: spilled state of a key is missing");
+        StateReader r(m_valueBuf);
+        k.sessions.clear();
+        readSessions(r, slotIndex, false, false);
+        m_state.store->erase(k.key);
+        k.spilled = false;
+        m_spilledSessions -= static_cast<std::int64_t>(k.sessions.size());
+        m_spillStats.entriesSpilled -= static_cast<std::int64_t>(k.sessions.size());
+        m_spillStats.readBacks += static_cast<std::int64_t>(k.sessions.size());
+    }
+
+    /// Over budget (sessions in memory): spill keys not touched since the last pass, then,
+    /// if that is not enough, any loaded key, until 3/4 of the budget is in use.
+    void maybeEvict()
+    {
+        m_opsSinceCheck = 0;
+        const std::size_t per = sessionBytes();
+        auto inMemory = [&] {
+            return static_cast<std::size_t>(m_sessionCount - m_spilledSessions) * per;
+        };
+        if (inMemory() <= m_state.memoryBudget)
+            return;
+        ++m_spillStats.spillPasses;
+        const std::size_t target = m_state.memoryBudget / 4 * 3;
+        state::SpillStore::Batch batch(*m_state.store);
+        auto spill = [&](KeySlot &k) {
+            m_value.clear();
+            writeSessions(m_value, k);
+            batch.put(k.key, m_value);
+            const auto n = static_cast<std::int64_t>(k.sessions.size());
+            m_spilledSessions += n;
+            m_spillStats.entriesSpilled += n;
+            k.sessions.clear();
+            k.sessions.shrink_to_fit();
+            k.spilled = true;
+        };
+        for (KeySlot &k : m_slots) {
+            if (!k.used || k.spilled)
+                continue;
+            if (k.touched)
+                k.touched = false;
+            else
+                spill(k);
+        }
+        for (KeySlot &k : m_slots) {
+            if (inMemory() <= target)
+                break;
+            if (k.used && !k.spilled)
+                spill(k);
+        }
+        batch.commit();
+        m_spillStats.peakEntriesSpilled
+            = std::max(m_spillStats.peakEntriesSpilled, m_spillStats.entriesSpilled);
+    }
 
     std::uint32_t newSlot(std::string_view key)
     {
@@ -303,6 +446,8 @@ private:
         KeySlot &s = m_slots[index];
         s.key.assign(key);
         s.used = true;
+        s.spilled = false;
+        s.touched = true;
         s.sessions.clear();
         m_index.emplace(s.key, index);
         return index;
@@ -318,6 +463,7 @@ private:
         KeySlot &k = m_slots[tm.slot];
         if (!k.used || k.gen != tm.gen)
             return nullptr;
+        ensureLoaded(tm.slot);
         for (Session &s : k.sessions)
             if (s.start == tm.start)
                 return &s;
@@ -384,6 +530,10 @@ private:
     std::vector<Due> m_purge;
     std::vector<std::uint32_t> m_order;
     std::vector<std::string_view> m_sortKeys;
+    std::int64_t m_spilledSessions = 0;
+    std::uint32_t m_opsSinceCheck = 0;
+    std::string m_value;
+    std::vector<char> m_accScratch;
 };
 
 } // namespace

@@ -95,7 +95,10 @@ void WindowOperatorBase::sortByKey(std::vector<std::uint32_t> &order,
             m_sortValues[i * k + j] = m_decoded[j].value;
     }
     const Value *vals = m_sortValues.data();
-    std::sort(order.begin(), order.end(), [vals, k](std::uint32_t a, std::uint32_t b) {
+    // Ties (distinct encodings that compare equal) are broken by the encoded bytes, not by
+    // position, so the order does not depend on where a key sat (memory, or read back from
+    // the spill store).
+    std::sort(order.begin(), order.end(), [vals, k, &keys](std::uint32_t a, std::uint32_t b) {
         const Value *va = vals + a * k;
         const Value *vb = vals + b * k;
         for (std::size_t j = 0; j < k; ++j) {
@@ -103,6 +106,8 @@ void WindowOperatorBase::sortByKey(std::vector<std::uint32_t> &order,
             if (c != 0)
                 return c < 0;
         }
+        if (keys[a] != keys[b])
+            return keys[a] < keys[b];
         return a < b;
     });
 }

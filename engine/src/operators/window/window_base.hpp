@@ -5,6 +5,7 @@
 #include "operators/window/aggregates.hpp"
 #include "operators/window/key_codec.hpp"
 #include "operators/window/window_config.hpp"
+#include "state/state_backend.hpp"
 
 #include <tideline/engine/operator.hpp>
 
@@ -17,12 +18,15 @@ namespace tideline::window {
 
 enum class EmitKind : std::uint8_t { Final, Update };
 
-class WindowOperatorBase : public Operator
+class WindowOperatorBase : public Operator, public state::StatefulOperator
 {
 public:
     WindowOperatorBase(const OperatorContext &ctx, WindowConfig cfg);
 
     std::string stateFingerprint() const override;
+
+    void configureState(state::StateBackendConfig cfg) override { m_state = std::move(cfg); }
+    state::SpillStats spillStats() const override { return m_spillStats; }
 
 protected:
     /// Builds and emits one result: key fields, window_start, window_end, aggregates, emit.
@@ -140,6 +144,11 @@ protected:
     std::string m_keyBuf; ///< the current record's encoded key (reused)
     Timestamp m_wm = kMinTime;
     std::int64_t m_ignoredValues = 0; ///< non-numeric inputs to sum/min/max/avg
+
+    /// settings.state: spill store and budget when "rocksdb" (m_state.store is null otherwise).
+    state::StateBackendConfig m_state;
+    state::SpillStats m_spillStats;
+    std::string m_valueBuf; ///< a value read back from the spill store (reused)
 
 private:
     std::uint8_t m_stateVersion = 2; ///< of the state being restored
