@@ -93,6 +93,9 @@ widgets::Problem problem(const Diagnostic &d)
     p.nodeId = qstr(d.nodeId);
     p.param = qstr(d.param);
     p.path = qstr(d.path);
+    // File-level settings problems name their setting, so activating one opens the settings.
+    if (d.nodeId.empty() && d.param.empty() && d.path.rfind("settings", 0) == 0)
+        p.param = p.path;
     p.message = qstr(d.message);
     return p;
 }

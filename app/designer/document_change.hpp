@@ -11,14 +11,15 @@ namespace tideline::designer {
 struct DocumentChange
 {
     enum class Type {
-        Reset,             ///< new/open: everything changed
-        NodeAdded,         ///< nodeId
-        NodeRemoved,       ///< nodeId
-        NodeMoved,         ///< nodeId (layout only, no revalidation)
-        NodeParamsChanged, ///< nodeId
-        NodeRenamed,       ///< oldNodeId -> nodeId
-        EdgeAdded,         ///< edge
-        EdgeRemoved,       ///< edge
+        Reset,                   ///< new/open: everything changed
+        NodeAdded,               ///< nodeId
+        NodeRemoved,             ///< nodeId
+        NodeMoved,               ///< nodeId (layout only, no revalidation)
+        NodeParamsChanged,       ///< nodeId
+        NodeRenamed,             ///< oldNodeId -> nodeId
+        EdgeAdded,               ///< edge
+        EdgeRemoved,             ///< edge
+        PipelineSettingsChanged, ///< name, description or settings
     };
     Type type = Type::Reset;
     QString nodeId;

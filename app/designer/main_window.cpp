@@ -8,6 +8,7 @@
 #include "commands/remove_items_command.hpp"
 #include "commands/rename_node_command.hpp"
 #include "commands/set_param_command.hpp"
+#include "commands/set_pipeline_settings_command.hpp"
 #include "examples.hpp"
 #include "export_dialog.hpp"
 #include "graph/graph_scene.hpp"
@@ -19,6 +20,7 @@
 #include "palette/node_palette.hpp"
 #include "pipeline_document.hpp"
 #include "pipeline_graph_model.hpp"
+#include "pipeline_settings_dialog.hpp"
 #include "problems/problems_panel.hpp"
 #include "recent_files.hpp"
 #include "subgraph.hpp"
@@ -123,6 +125,8 @@ void MainWindow::buildActions()
     make("File.SaveAs", tr("Save &As…"), QKeySequence::SaveAs, none, [this] { saveAs(); });
     make("File.Export", tr("&Export for Server…"), QKeySequence(tr("Ctrl+E")), QStyle::SP_ArrowUp,
          [this] { exportForServer(); });
+    make("File.Settings", tr("Pipeline Se&ttings…"), QKeySequence(tr("Ctrl+Shift+P")),
+         QStyle::SP_FileDialogDetailedView, [this] { editPipelineSettings(); });
     make("File.Quit", tr("&Quit"), QKeySequence::Quit, none, [this] { close(); });
 
     auto *undo = m_doc->undoStack()->createUndoAction(this, tr("&Undo"));
@@ -180,6 +184,8 @@ void MainWindow::buildMenus()
     file->addAction(action("File.SaveAs"));
     file->addAction(action("File.Export"));
     file->addSeparator();
+    file->addAction(action("File.Settings"));
+    file->addSeparator();
     file->addAction(action("File.Quit"));
     connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
     rebuildRecentMenu();
@@ -206,8 +212,9 @@ void MainWindow::buildMenus()
     tools->setMovable(false);
     tools->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     tools->setIconSize(QSize(18, 18));
-    for (const char *id : {"File.New", "File.Open", "File.Save", "", "Edit.Undo", "Edit.Redo",
-                           "Edit.Delete", "", "View.Fit", "View.AutoLayout", "", "File.Export"})
+    for (const char *id :
+         {"File.New", "File.Open", "File.Save", "", "Edit.Undo", "Edit.Redo", "Edit.Delete", "",
+          "View.Fit", "View.AutoLayout", "", "File.Settings", "File.Export"})
         *id ? (void)tools->addAction(action(id)) : (void)tools->addSeparator();
 }
 
@@ -275,6 +282,8 @@ void MainWindow::connectViews()
             refreshInspector();
         if (c.type == T::Reset)
             m_pasteCount = 0;
+        if (c.type == T::PipelineSettingsChanged)
+            updateTitle(); // an unsaved document is named after the pipeline
     });
     connect(m_doc, &PipelineDocument::modifiedChanged, this, &MainWindow::updateTitle);
     connect(m_doc, &PipelineDocument::filePathChanged, this, &MainWindow::updateTitle);
@@ -425,8 +434,12 @@ void MainWindow::onRenameRequested(const QString &oldId, const QString &newId)
 
 void MainWindow::onProblemActivated(const QString &nodeId, const QString &param)
 {
-    if (nodeId.isEmpty())
+    if (nodeId.isEmpty()) {
+        // File-level problems about settings are fixed in the settings dialog.
+        if (param.startsWith(QLatin1String("settings")))
+            editPipelineSettings();
         return;
+    }
     m_scene->selectNodes({nodeId});
     if (auto *item = m_scene->nodeItem(nodeId))
         m_view->ensureVisible(item, 80, 80);
@@ -530,6 +543,23 @@ void MainWindow::autoLayout()
     m_view->fitToContents();
 }
 
+void MainWindow::editPipelineSettings()
+{
+    const QString dir = m_doc->filePath().isEmpty() ? QDir::currentPath()
+                                                    : QFileInfo(m_doc->filePath()).absolutePath();
+    PipelineSettingsDialog dialog(m_doc->header(), dir, this);
+    if (dialog.exec() == QDialog::Accepted)
+        applyPipelineSettings(dialog.header());
+}
+
+bool MainWindow::applyPipelineSettings(const PipelineHeader &header)
+{
+    if (header == m_doc->header())
+        return false;
+    m_doc->undoStack()->push(new SetPipelineSettingsCommand(*m_doc, header));
+    return true;
+}
+
 // --- files ----------------------------------------------------------------------------------
 
 bool MainWindow::maybeSave()
@@ -560,7 +590,9 @@ void MainWindow::openDialog()
         return;
     const QString dir = m_doc->filePath().isEmpty() ? QDir::currentPath()
                                                     : QFileInfo(m_doc->filePath()).absolutePath();
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open pipeline"), dir,
+    const QString path
+        = m_chooseFile ? m_chooseFile(false, dir)
+                       : QFileDialog::getOpenFileName(this, tr("Open pipeline"), dir,
                                                       tr("Pipelines (*.json);;All files (*)"));
     if (!path.isEmpty())
         openPath(path);
@@ -596,8 +628,10 @@ bool MainWindow::saveAs()
     const QString suggested = m_doc->filePath().isEmpty()
                                   ? QDir::current().filePath(m_doc->displayName())
                                   : m_doc->filePath();
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save pipeline"), suggested,
-                                                      tr("Pipelines (*.json)"));
+    const QString path = m_chooseFile
+                             ? m_chooseFile(true, suggested)
+                             : QFileDialog::getSaveFileName(this, tr("Save pipeline"), suggested,
+                                                            tr("Pipelines (*.json)"));
     return !path.isEmpty() && savePath(path);
 }
 

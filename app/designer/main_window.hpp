@@ -5,6 +5,8 @@
 
 #include <QMainWindow>
 
+#include <functional>
+
 class QAction;
 class QLabel;
 class QMenu;
@@ -22,6 +24,7 @@ namespace tideline::designer {
 
 class PipelineDocument;
 class PipelineGraphModel;
+struct PipelineHeader;
 
 class MainWindow final : public QMainWindow
 {
@@ -42,8 +45,16 @@ public:
 
     bool openPath(const QString &path);
     bool savePath(const QString &path);
+    /// Picks a pipeline file: `save` for Save As, else Open; "" = cancelled. The default shows
+    /// QFileDialog; tests answer with a path instead of driving the file dialog.
+    using FileChooser = std::function<QString(bool save, const QString &suggested)>;
+    void setFileChooser(FileChooser chooser) { m_chooseFile = std::move(chooser); }
     /// Adds a node of `kind` centred at a scene position; returns its id.
     QString addNode(const QString &kind, const QPointF &scenePos);
+    /// File > Pipeline Settings: the dialog, then one undoable command when something changed.
+    void editPipelineSettings();
+    /// Applies a header as one undoable command; false when nothing changed.
+    bool applyPipelineSettings(const PipelineHeader &header);
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -99,6 +110,7 @@ private:
     QLabel *m_problemLabel;
     QString m_lastRefusal;
     int m_pasteCount = 0;
+    FileChooser m_chooseFile;
 };
 
 } // namespace tideline::designer

@@ -185,6 +185,19 @@ void PipelineDocument::renameNode(const std::string &oldId, const std::string &n
     notify({DocumentChange::Type::NodeRenamed, qstr(newId), qstr(oldId), {}});
 }
 
+void PipelineDocument::setHeader(const PipelineHeader &header)
+{
+    m_spec.name = header.name;
+    m_spec.description = header.description;
+    m_spec.settings = header.settings.is_object() ? header.settings : Json::object();
+    notify({DocumentChange::Type::PipelineSettingsChanged, {}, {}, {}});
+}
+
+PipelineHeader PipelineDocument::header() const
+{
+    return {m_spec.name, m_spec.description, m_spec.settings};
+}
+
 int PipelineDocument::edgeIndex(const EdgeSpec &edge) const
 {
     for (std::size_t i = m_spec.edges.size(); i-- > 0;)

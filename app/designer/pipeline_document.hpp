@@ -15,6 +15,15 @@ class QUndoStack;
 
 namespace tideline::designer {
 
+/// The pipeline-level part of the file: everything but nodes, edges and layout.
+struct PipelineHeader
+{
+    std::string name;
+    std::string description;
+    Json settings = Json::object();
+    bool operator==(const PipelineHeader &) const = default;
+};
+
 class PipelineDocument final : public QObject
 {
     Q_OBJECT
@@ -50,6 +59,8 @@ public:
     void setNodeUi(const std::string &id, const Json &ui);
     void setNodeParams(const std::string &id, const Json &params);
     void renameNode(const std::string &oldId, const std::string &newId);
+    void setHeader(const PipelineHeader &header);
+    PipelineHeader header() const;
     int edgeIndex(const EdgeSpec &edge) const;
 
     /// Groups many primitives: one validation at the end instead of one per primitive.

@@ -3,6 +3,7 @@
 #include "graph_scene.hpp"
 #include "graph_style.hpp"
 
+#include <QGraphicsItem>
 #include <QMimeData>
 #include <QScrollBar>
 #include <QWheelEvent>
@@ -43,6 +44,7 @@ qreal GraphView::zoom() const
 
 void GraphView::setZoom(qreal factor)
 {
+    m_fitted = false;
     factor = std::clamp(factor, kMinZoom, kMaxZoom);
     setTransform(QTransform::fromScale(factor, factor));
     resetCachedContent();
@@ -54,30 +56,58 @@ void GraphView::zoomBy(qreal factor)
     const qreal target = std::clamp(zoom() * factor, kMinZoom, kMaxZoom);
     if (qFuzzyCompare(target, zoom()))
         return;
+    m_fitted = false;
     scale(target / zoom(), target / zoom());
     resetCachedContent();
     Q_EMIT zoomChanged(target);
 }
 
-void GraphView::fitToContents()
+QRectF GraphView::contentsRect() const
 {
     auto *s = qobject_cast<GraphScene *>(scene());
-    QRectF r = s ? s->nodesBoundingRect() : scene()->itemsBoundingRect();
+    QRectF r = s ? s->nodesBoundingRect() : QRectF();
+    if (r.isEmpty())
+        return r; // no nodes: nothing to fit, whatever else is left on the scene
+    // Labels placed beside nodes (live figures under and to the right of them) are part of
+    // what the user wants to see: fitting nodes alone cut them off at the edges.
+    if (scene())
+        for (const QGraphicsItem *item : scene()->items())
+            if (item->isVisible() && !item->parentItem())
+                r |= item->sceneBoundingRect();
+    return r;
+}
+
+void GraphView::fitToContents()
+{
+    QRectF r = contentsRect();
     if (r.isEmpty()) {
         setZoom(1.0);
         centerOn(0, 0);
+        m_fitted = true;
         return;
     }
-    r.adjust(-60, -60, 60, 60);
+    r.adjust(-40, -40, 40, 40);
     fitInView(r, Qt::KeepAspectRatio);
     // Never blow a small graph up beyond 1:1, text looks bloated.
     if (zoom() > 1.0)
-        setZoom(1.0);
+        setTransform(QTransform::fromScale(1.0, 1.0));
     else if (zoom() < kMinZoom)
-        setZoom(kMinZoom);
+        setTransform(QTransform::fromScale(kMinZoom, kMinZoom));
     centerOn(r.center());
     resetCachedContent();
+    m_fitted = true;
     Q_EMIT zoomChanged(zoom());
+}
+
+void GraphView::resizeEvent(QResizeEvent *event)
+{
+    QGraphicsView::resizeEvent(event);
+    // A fitted view stays fitted when docks open or close around it.
+    if (m_fitted && !m_refitting) {
+        m_refitting = true;
+        fitToContents();
+        m_refitting = false;
+    }
 }
 
 void GraphView::drawBackground(QPainter *painter, const QRectF &rect)
@@ -116,6 +146,7 @@ void GraphView::mousePressEvent(QMouseEvent *event)
 {
     if (event->button() == Qt::MiddleButton || (event->button() == Qt::LeftButton && m_spaceHeld)) {
         m_panning = true;
+        m_fitted = false;
         m_panLast = event->position().toPoint();
         viewport()->setCursor(Qt::ClosedHandCursor);
         event->accept();

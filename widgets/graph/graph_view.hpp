@@ -18,7 +18,14 @@ public:
     qreal zoom() const;
     void setZoom(qreal factor);
     void zoomBy(qreal factor);
+    /// Fits every visible item — nodes, connections and any labels drawn next to them (the
+    /// live figures) — with a margin. The view then stays fitted (also when it is resized)
+    /// until the user zooms or pans.
     void fitToContents();
+    /// True while the view shows what the last fitToContents() fitted (no zoom or pan since).
+    bool isFitted() const { return m_fitted; }
+    /// The scene rectangle fitToContents() fits (before margins).
+    QRectF contentsRect() const;
 
 Q_SIGNALS:
     void kindDropped(const QString &kind, const QPointF &scenePos);
@@ -27,6 +34,7 @@ Q_SIGNALS:
 protected:
     void drawBackground(QPainter *painter, const QRectF &rect) override;
     void wheelEvent(QWheelEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
     void mousePressEvent(QMouseEvent *event) override;
     void mouseMoveEvent(QMouseEvent *event) override;
     void mouseReleaseEvent(QMouseEvent *event) override;
@@ -39,6 +47,8 @@ protected:
 private:
     bool m_panning = false;
     bool m_spaceHeld = false;
+    bool m_fitted = false;
+    bool m_refitting = false;
     QPoint m_panLast;
 };
 

@@ -69,6 +69,7 @@ NodeInspector::NodeInspector(QWidget *parent)
     layout->addWidget(sep);
     layout->addWidget(m_form);
     layout->addStretch(1);
+    m_pageLayout = layout;
     scroll->setWidget(page);
     m_stack->addWidget(scroll);
 
@@ -127,6 +128,12 @@ bool NodeInspector::focusField(const QString &name)
         return true;
     }
     return m_form->focusField(name);
+}
+
+void NodeInspector::addSection(QWidget *section)
+{
+    // Before the trailing stretch, so sections sit right under the form.
+    m_pageLayout->insertWidget(m_pageLayout->count() - 1, section);
 }
 
 void NodeInspector::onIdEdited(const QString &text)

@@ -12,6 +12,7 @@
 class QLabel;
 class QLineEdit;
 class QStackedWidget;
+class QVBoxLayout;
 
 namespace tideline::widgets {
 
@@ -37,6 +38,9 @@ public:
     void showNothing(const QString &message);
     void setProblems(const QHash<QString, QString> &problems, const QString &nodeProblem);
     bool focusField(const QString &name);
+    /// Adds a section under the form (e.g. the Kafka source inspector); the caller shows or
+    /// hides it per node. The inspector takes ownership.
+    void addSection(QWidget *section);
 
     QString nodeId() const { return m_nodeId; }
     PropertyForm *form() const { return m_form; }
@@ -59,6 +63,7 @@ private:
     QLabel *m_renameWarning;
     QLabel *m_nodeProblem;
     PropertyForm *m_form;
+    QVBoxLayout *m_pageLayout = nullptr;
     QString m_nodeId;
     QString m_kind;
     IdChecker m_idChecker;

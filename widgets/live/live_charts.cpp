@@ -1,11 +1,13 @@
 #include "live_charts.hpp"
 
+#include "checkpoint_history_view.hpp"
 #include "live_history.hpp"
 #include "live_style.hpp"
 #include "time_series_chart.hpp"
 #include "time_text.hpp"
 
 #include <QLabel>
+#include <QSplitter>
 #include <QTabWidget>
 #include <QVBoxLayout>
 
@@ -28,6 +30,7 @@ LiveCharts::LiveCharts(QWidget *parent)
           new TimeSeriesChart(tr("Checkpoints: duration of each (green completed, red failed)"),
                               TimeSeriesChart::YKind::Number))
     , m_watermarkNote(new QLabel(this))
+    , m_history(new CheckpointHistoryView)
 {
     setObjectName(QStringLiteral("liveCharts"));
     m_watermark->setLeftTitle(tr("event time (UTC)"));
@@ -46,7 +49,14 @@ LiveCharts::LiveCharts(QWidget *parent)
     m_tabs->addTab(wmPage, tr("Watermarks"));
     m_tabs->addTab(m_state, tr("Window state"));
     m_tabs->addTab(m_late, tr("Late && errors"));
-    m_tabs->addTab(m_checkpoint, tr("Checkpoints"));
+    // The chart shows the trend, the table every checkpoint with its size and failure cause.
+    auto *cpPage = new QSplitter(Qt::Vertical);
+    cpPage->setObjectName(QStringLiteral("checkpointSplitter"));
+    cpPage->addWidget(m_checkpoint);
+    cpPage->addWidget(m_history);
+    cpPage->setStretchFactor(0, 3);
+    cpPage->setStretchFactor(1, 2);
+    m_tabs->addTab(cpPage, tr("Checkpoints"));
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_tabs);
@@ -65,6 +75,7 @@ void LiveCharts::clear()
         c->redraw();
     }
     m_watermarkNote->clear();
+    m_history->clear();
 }
 
 void LiveCharts::update(const LiveHistory &h, qint64 startedAtMs, bool checkpointsConfigured)
@@ -142,7 +153,8 @@ void LiveCharts::update(const LiveHistory &h, qint64 startedAtMs, bool checkpoin
                                TimeSeriesChart::Line::Points);
     m_checkpoint->setData(QStringLiteral("ok"), ok);
     m_checkpoint->setData(QStringLiteral("failed"), failed);
-    if (!checkpointsConfigured)
+    m_history->setHistory(h.checkpoints(), startedAtMs, checkpointsConfigured);
+    if (!checkpointsConfigured && h.checkpoints().isEmpty())
         m_checkpoint->setPlaceholder(tr(
             "Checkpoints are not configured for this pipeline\n(settings.checkpoint.interval_ms)"));
     else if (h.checkpoints().isEmpty())
@@ -151,7 +163,8 @@ void LiveCharts::update(const LiveHistory &h, qint64 startedAtMs, bool checkpoin
         const auto &last = h.checkpoints().back();
         m_checkpoint->setPlaceholder(QString());
         m_checkpoint->chart()->setTitle(
-            tr("Checkpoints — last: #%1 %2, %3, %4")
+            tr("Checkpoints — last: %1 #%2 %3, %4, %5")
+                .arg(last.kind)
                 .arg(last.id)
                 .arg(last.status, durationText(last.durationMs), bytesText(last.bytes)));
     }

@@ -9,6 +9,7 @@ class QLabel;
 
 namespace tideline::live {
 
+class CheckpointHistoryView;
 class LiveHistory;
 class TimeSeriesChart;
 
@@ -26,6 +27,7 @@ public:
     TimeSeriesChart *stateChart() const { return m_state; }
     TimeSeriesChart *lateChart() const { return m_late; }
     TimeSeriesChart *checkpointChart() const { return m_checkpoint; }
+    CheckpointHistoryView *checkpointHistory() const { return m_history; }
     QTabWidget *tabs() const { return m_tabs; }
     /// Series keys used by the charts, e.g. "wm:<node>" / "max:<node>".
     static QString key(const QString &figure, const QString &node) { return figure + ':' + node; }
@@ -37,6 +39,7 @@ private:
     TimeSeriesChart *m_late;
     TimeSeriesChart *m_checkpoint;
     QLabel *m_watermarkNote;
+    CheckpointHistoryView *m_history;
 };
 
 } // namespace tideline::live

@@ -53,6 +53,9 @@ struct CheckpointFigures
     qint64 bytes = 0;
     qint64 timeMs = 0;
     QString failureCause;
+    /// checkpoint | savepoint. The engine's CheckpointInfo has no kind: the designer marks the
+    /// savepoints it requested itself.
+    QString kind = QStringLiteral("checkpoint");
 };
 
 struct Snapshot
@@ -75,6 +78,30 @@ struct Snapshot
         return nullptr;
     }
     qint64 elapsedMs() const { return takenAtMs - startedAtMs; }
+};
+
+/// One Kafka partition of a source.kafka node, as the Kafka source inspector shows it. The
+/// source reports lag and activity per partition; the watermark node downstream reports the
+/// partition's watermark and idleness (it keeps one watermark per partition).
+struct KafkaPartitionFigures
+{
+    int partition = 0;
+    bool assigned = true;            ///< false: another member of the group reads it
+    bool hasWatermark = false;       ///< a watermark node downstream reports this partition
+    std::optional<qint64> watermark; ///< nullopt = -inf
+    bool idle = false;
+    qint64 idleSinceMs = 0;
+    qint64 lastActivityMs = 0; ///< processing time of its last record (0 = none yet)
+    qint64 lag = 0;            ///< records between the read position and the log end
+};
+
+struct KafkaSourceFigures
+{
+    QString node;
+    QString watermarkNode; ///< "" when no watermark node is downstream
+    QList<KafkaPartitionFigures> partitions;
+    double recordsPerSecond = 0; ///< the source's measured output rate
+    qint64 nowMs = 0;            ///< processing time of the snapshot
 };
 
 enum class TapRole { Data, Late, Errors };

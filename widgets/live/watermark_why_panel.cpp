@@ -138,9 +138,8 @@ void WatermarkWhyPanel::showNode(const NodeFigures *n, const NodeInfo *info, qin
             set(3, tr("ended"), style::dim());
         else
             set(3, tr("active"), style::onTime());
-        set(4, in.lastActivityMs > 0
-                   ? tr("%1 ago").arg(durationText(nowMs - in.lastActivityMs))
-                   : (in.lag > 0 ? tr("%1 behind").arg(in.lag) : QStringLiteral("—")));
+        // (The table is compact: four columns. Per-partition lag and last activity of Kafka
+        // sources are in the Kafka source inspector.)
     }
 }
 

@@ -69,6 +69,7 @@ bool EngineBridge::start(const PipelineSpec &spec,
     m_checkpoints = m_spec.settings.is_object() && m_spec.settings.contains("checkpoint");
     m_failure.clear();
     m_frames = 0;
+    m_savepointIds.clear();
     {
         std::lock_guard lock(m_mutex);
         m_running = false;
@@ -267,6 +268,35 @@ void EngineBridge::shutdown()
     m_job.reset();
 }
 
+bool EngineBridge::requestSavepoint(const QString &dir)
+{
+    if (!m_job || m_workerDone)
+        return false;
+    QThread *ui = thread();
+    m_job->requestSavepoint(dir.toStdString(), [this, ui, dir](bool ok, const std::string &msg) {
+        // On the loop thread the savepoint has just been recorded as the newest history entry
+        // (ok or failed); remember its id so the history can label it. Called on the UI thread
+        // only when it was refused outright (job ended) or the job is being destroyed.
+        qint64 id = -1;
+        if (QThread::currentThread() != ui && m_job) {
+            const auto snap = m_job->snapshot();
+            if (snap.lastCheckpoint)
+                id = snap.lastCheckpoint->id;
+        }
+        QMetaObject::invokeMethod(
+            this,
+            [this, ok, id, dir, message = QString::fromStdString(msg)] {
+                if (id >= 0)
+                    m_savepointIds.insert(id);
+                Q_EMIT savepointFinished(ok, message, dir);
+            },
+            Qt::QueuedConnection);
+    });
+    if (m_state == State::Paused)
+        step();
+    return true;
+}
+
 QList<L::TappedRecord> EngineBridge::takeRecords(int max)
 {
     QList<L::TappedRecord> out;
@@ -309,6 +339,14 @@ void EngineBridge::poll()
         // The final snapshot is published before the worker reports done: take it now.
         m_snapshot = toLive(m_job->snapshot());
     }
+    auto markSavepoints = [this](L::CheckpointFigures &c) {
+        if (m_savepointIds.contains(c.id))
+            c.kind = QStringLiteral("savepoint");
+    };
+    for (auto &c : m_snapshot.checkpointHistory)
+        markSavepoints(c);
+    if (m_snapshot.lastCheckpoint)
+        markSavepoints(*m_snapshot.lastCheckpoint);
     m_snapshot.state = QString::fromLatin1(
         QMetaEnum::fromType<State>().valueToKey(static_cast<int>(done ? ws : m_state)));
     ++m_frames;

@@ -14,6 +14,7 @@
 #include <tideline/engine/spec.hpp>
 
 #include <QObject>
+#include <QSet>
 #include <QTimer>
 
 #include <atomic>
@@ -58,6 +59,10 @@ public:
     void stop();
     /// Stops the worker and joins it (also on destruction).
     void shutdown();
+    /// Asks the running job for a savepoint in `dir` (a new or empty folder), taken between two
+    /// records at the loop's next tick. While paused, one more record is processed to get
+    /// there. savepointFinished() follows on the UI thread. False when no job is running.
+    bool requestSavepoint(const QString &dir);
 
     State state() const { return m_state; }
     bool active() const { return m_job != nullptr; }
@@ -87,6 +92,7 @@ Q_SIGNALS:
     void stateChanged(tideline::designer::live::EngineBridge::State state);
     /// New figures and records are available (at most once per frame interval).
     void frame();
+    void savepointFinished(bool ok, const QString &message, const QString &dir);
 
 private:
     enum class Command { None, Run, Pause, Step, Stop, Quit };
@@ -105,6 +111,9 @@ private:
     bool m_checkpoints = false;
     QString m_failure;
     qint64 m_frames = 0;
+    /// Checkpoint ids that are savepoints this bridge requested (the engine's history does not
+    /// say which entries are savepoints).
+    QSet<qint64> m_savepointIds;
     int m_queueLimit = 200000;
 
     // --- shared with the worker (m_mutex) ---

@@ -2,6 +2,8 @@
 
 #include "engine_bridge.hpp"
 #include "graph/graph_scene.hpp"
+#include "graph/graph_view.hpp"
+#include "kafka_inspector.hpp"
 #include "live/canvas_overlay.hpp"
 #include "live/late_ledger.hpp"
 #include "live/live_charts.hpp"
@@ -17,10 +19,12 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QDateTime>
 #include <QDir>
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QLabel>
 #include <QStatusBar>
 #include <QStyle>
@@ -42,10 +46,21 @@ LiveController::LiveController(MainWindow &window)
 {
     setObjectName(QStringLiteral("liveController"));
     m_overlay = new L::CanvasOverlay(window.scene(), this);
+    m_kafka = new KafkaInspector(window.inspector(), this);
     buildToolbar();
     buildDocks();
     connect(m_bridge, &EngineBridge::frame, this, &LiveController::onFrame);
     connect(m_bridge, &EngineBridge::stateChanged, this, &LiveController::onStateChanged);
+    connect(m_bridge, &EngineBridge::savepointFinished, this,
+            [this](bool ok, const QString &message, const QString &dir) {
+                const QString pipeline = m_window.document().filePath();
+                m_window.statusBar()->showMessage(
+                    ok ? tr("Savepoint written to %1 — resume with: tideline-run %2 --restore %1")
+                             .arg(dir, pipeline.isEmpty() ? tr("PIPELINE.json") : pipeline)
+                       : tr("Savepoint failed: %1").arg(message),
+                    15000);
+                Q_EMIT savepointFinished(ok, message);
+            });
     connect(window.scene(), &QGraphicsScene::selectionChanged, this,
             &LiveController::onSelectionChanged);
     connect(m_preview, &L::OutputPreview::currentChanged, this, [this](const QString &key) {
@@ -101,6 +116,10 @@ void LiveController::buildToolbar()
                   QKeySequence(Qt::Key_F10), tr("Process exactly one source record"));
     m_stop = make(QStringLiteral("Live.Stop"), tr("Stop"), QStyle::SP_MediaStop,
                   QKeySequence(Qt::SHIFT | Qt::Key_F5), tr("Stop taking input, flush sinks"));
+    m_savepoint = make(QStringLiteral("Live.Savepoint"), tr("Savepoint…"),
+                       QStyle::SP_DialogSaveButton, QKeySequence(Qt::CTRL | Qt::Key_F5),
+                       tr("Write a savepoint of the running pipeline (restore it with "
+                          "tideline-run --restore DIR)"));
     m_pace = new QComboBox(m_toolbar);
     m_pace->setObjectName(QStringLiteral("livePace"));
     m_pace->setToolTip(tr("How fast sources feed the pipeline (generator and file sources)"));
@@ -142,6 +161,55 @@ void LiveController::buildToolbar()
         m_bridge->step();
     });
     connect(m_stop, &QAction::triggered, m_bridge, &EngineBridge::stop);
+    connect(m_savepoint, &QAction::triggered, this, [this] {
+        bool ok = false;
+        const QString dir = QInputDialog::getText(
+            &m_window, tr("Savepoint"),
+            tr("Folder for the savepoint (new or empty; state of every node, source positions "
+               "and watermarks):"),
+            QLineEdit::Normal, suggestedSavepointDir(), &ok);
+        if (!ok || dir.trimmed().isEmpty())
+            return;
+        QString error;
+        if (!takeSavepoint(dir.trimmed(), &error))
+            m_window.statusBar()->showMessage(error, 8000);
+    });
+}
+
+QString LiveController::suggestedSavepointDir() const
+{
+    const PipelineDocument &doc = m_window.document();
+    const QString base
+        = doc.filePath().isEmpty() ? QDir::currentPath() : QFileInfo(doc.filePath()).absolutePath();
+    QString name = QString::fromStdString(doc.spec().name);
+    if (name.isEmpty())
+        name = QStringLiteral("pipeline");
+    return QDir(base).filePath(
+        QStringLiteral("savepoints/%1-%2")
+            .arg(name, QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"))));
+}
+
+bool LiveController::takeSavepoint(const QString &dir, QString *error)
+{
+    const auto st = m_bridge->state();
+    if (!m_bridge->active()
+        || (st != EngineBridge::State::Running && st != EngineBridge::State::Paused)) {
+        if (error)
+            *error = tr("A savepoint needs a running (or paused) pipeline: press Run first.");
+        return false;
+    }
+    // Relative folders resolve against the pipeline's folder, like paths in the file.
+    const PipelineDocument &doc = m_window.document();
+    const QString base
+        = doc.filePath().isEmpty() ? QDir::currentPath() : QFileInfo(doc.filePath()).absolutePath();
+    const QString abs = QDir(base).absoluteFilePath(dir);
+    if (!m_bridge->requestSavepoint(abs)) {
+        if (error)
+            *error = tr("The run has ended; a savepoint needs a running pipeline.");
+        return false;
+    }
+    m_window.statusBar()->showMessage(tr("Writing a savepoint to %1…").arg(abs), 8000);
+    return true;
 }
 
 void LiveController::buildDocks()
@@ -235,6 +303,7 @@ bool LiveController::startRun(bool paused, QString *error)
     }
     m_ledger->setNodes(ids);
     m_preview->setSinks(sinks);
+    m_kafka->setRun(m_bridge->nodes(), m_bridge->edges());
     // Show the selected window node, or the first window of the pipeline.
     QString show = m_selected;
     if (!m_timelines.contains(show))
@@ -273,6 +342,21 @@ void LiveController::selectNode(const QString &id)
 void LiveController::onSelectionChanged()
 {
     const QStringList nodes = m_window.scene()->selectedNodeIds();
+    {
+        const NodeSpec *n = nodes.size() == 1
+                                ? m_window.document().spec().node(nodes.first().toStdString())
+                                : nullptr;
+        m_kafka->showNode(n ? nodes.first() : QString(),
+                          n ? QString::fromStdString(n->kind) : QString());
+        if (m_bridge->active()) {
+            m_kafka->update(m_lastFrame);
+            // Its partitions are in the inspector, which a run puts behind the "why" panel.
+            if (n && n->kind == "source.kafka")
+                if (auto *inspector
+                    = m_window.findChild<QDockWidget *>(QStringLiteral("inspectorDock")))
+                    inspector->raise();
+        }
+    }
     if (!nodes.isEmpty()) {
         selectNode(nodes.first());
         return;
@@ -321,6 +405,15 @@ void LiveController::onFrame()
         applyMarks(std::numeric_limits<qint64>::max());
     m_charts->update(*m_history, s.startedAtMs, m_bridge->checkpointsConfigured());
     m_overlay->update(s, m_bridge->edges());
+    m_kafka->update(s);
+    m_lastFrame = s;
+    // Figures appear beside the nodes once a run starts: a fitted canvas grows to show them
+    // instead of cutting them off at its edges (a zoomed or panned one is left alone).
+    if (auto *view = m_window.view(); view->isFitted()) {
+        const QRectF visible = view->mapToScene(view->viewport()->rect()).boundingRect();
+        if (!visible.contains(view->contentsRect()))
+            view->fitToContents();
+    }
     m_timeline->refresh();
     if (!m_selected.isEmpty())
         selectNode(m_selected);
@@ -351,6 +444,7 @@ void LiveController::updateActions()
     m_pauseAction->setEnabled(live && st == EngineBridge::State::Running);
     m_step->setEnabled(!live || st == EngineBridge::State::Paused);
     m_stop->setEnabled(live);
+    m_savepoint->setEnabled(live);
     m_pace->setEnabled(!live);
 }
 

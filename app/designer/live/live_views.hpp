@@ -34,6 +34,7 @@ class MainWindow;
 namespace live {
 
 class EngineBridge;
+class KafkaInspector;
 
 class LiveController final : public QObject
 {
@@ -53,6 +54,8 @@ public:
     const tideline::live::WindowTimelineModel *timelineModel(const QString &node) const;
     QToolBar *toolBar() const { return m_toolbar; }
     QComboBox *paceBox() const { return m_pace; }
+    KafkaInspector *kafkaInspector() const { return m_kafka; }
+    QAction *savepointAction() const { return m_savepoint; }
     QList<QDockWidget *> docks() const { return m_docks; }
     QDockWidget *dock(const QString &objectName) const;
 
@@ -63,11 +66,17 @@ public:
     void selectNode(const QString &id);
     /// Processes whatever the bridge has and redraws (what each frame does).
     void onFrame();
+    /// Asks the running job for a savepoint in `dir` (what the Savepoint action does after
+    /// asking for the folder); the outcome shows in the status bar and the checkpoint history.
+    bool takeSavepoint(const QString &dir, QString *error = nullptr);
+    /// The folder the Savepoint action suggests: <pipeline folder>/savepoints/<name>-<time>.
+    QString suggestedSavepointDir() const;
     /// Frame time statistics of onFrame() (ms), for the benchmark.
     const QList<double> &frameTimes() const { return m_frameTimes; }
 
 Q_SIGNALS:
     void runStateChanged(const QString &state);
+    void savepointFinished(bool ok, const QString &message);
 
 private:
     void buildToolbar();
@@ -92,11 +101,14 @@ private:
     QAction *m_pauseAction = nullptr;
     QAction *m_step = nullptr;
     QAction *m_stop = nullptr;
+    QAction *m_savepoint = nullptr;
+    KafkaInspector *m_kafka = nullptr;
     QComboBox *m_pace = nullptr;
     QLabel *m_status = nullptr;
     QString m_selected;
     QList<double> m_frameTimes;
     QList<tideline::live::WatermarkChange> m_pendingMarks;
+    tideline::live::Snapshot m_lastFrame; ///< with rates filled in by the history
 };
 
 } // namespace live

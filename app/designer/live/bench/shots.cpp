@@ -3,7 +3,9 @@
 // KEY is a pace choice of the Run toolbar ("rps:100", "speed:60", "flat", "file").
 // Writes OUTDIR/live-window.png, live-timeline.png, live-watermarks.png, live-state.png,
 // live-late.png, live-checkpoints.png, live-why.png, live-ledger.png, live-preview.png,
-// live-canvas.png.
+// live-canvas.png; with --select on a source.kafka node also live-kafka-inspector.png; with
+// --savepoint DIR a savepoint is taken half way (it shows in the checkpoint history);
+// --settings also writes designer-settings.png (the Pipeline settings dialog).
 
 #include "engine_bridge.hpp"
 #include "graph/graph_scene.hpp"
@@ -11,6 +13,8 @@
 #include "live/live_charts.hpp"
 #include "live/output_preview.hpp"
 #include "live_views.hpp"
+#include "pipeline_document.hpp"
+#include "pipeline_settings_dialog.hpp"
 #include "main_window.hpp"
 #include "theme.hpp"
 
@@ -42,6 +46,8 @@ int main(int argc, char **argv)
     const int after = option(QStringLiteral("--after"), QStringLiteral("6000")).toInt();
     const QString select = option(QStringLiteral("--select"), QString());
     const QString edge = option(QStringLiteral("--edge"), QString()); // from.port>to.port
+    const QString savepointDir = option(QStringLiteral("--savepoint"), QString());
+    const bool settings = args.removeAll(QStringLiteral("--settings")) > 0;
     if (args.size() < 2) {
         std::fprintf(stderr,
                      "usage: tideline-live-shots PIPELINE.json OUTDIR [--pace KEY] [--after MS]\n");
@@ -72,6 +78,12 @@ int main(int argc, char **argv)
             live->preview()->watchEdge({f.value(0), f.value(1), t.value(0), t.value(1)});
             live->bridge()->watchEdge(f.value(0), f.value(1));
         });
+    if (!savepointDir.isEmpty())
+        QTimer::singleShot(after / 2, &w, [&] {
+            QString err;
+            if (!live->takeSavepoint(savepointDir, &err))
+                std::fprintf(stderr, "%s\n", qPrintable(err));
+        });
     int failures = 0;
     auto save = [&](QWidget *widget, const QString &name) {
         const QString file = out + '/' + name;
@@ -87,6 +99,26 @@ int main(int argc, char **argv)
             live->onFrame();
             save(&w, QStringLiteral("live-window.png"));
             save(w.view(), QStringLiteral("live-canvas.png"));
+            if (!select.isEmpty()) {
+                const auto *node = w.document().spec().node(select.toStdString());
+                if (node && node->kind == "source.kafka") {
+                    auto *inspector = w.findChild<QDockWidget *>(QStringLiteral("inspectorDock"));
+                    inspector->raise();
+                    inspector->setFloating(true);
+                    inspector->resize(560, 940);
+                    QApplication::processEvents();
+                    live->onFrame();
+                    QApplication::processEvents();
+                    save(inspector->widget(), QStringLiteral("live-kafka-inspector.png"));
+                    inspector->setFloating(false);
+                }
+            }
+            if (settings) {
+                PipelineSettingsDialog dialog(w.document().header(), QDir::currentPath(), &w);
+                dialog.show();
+                QApplication::processEvents();
+                save(&dialog, QStringLiteral("designer-settings.png"));
+            }
             // Each view alone, floated at a projector-friendly size, then docked back.
             auto shotDock = [&](const QString &dockName, const QString &file, QSize size) {
                 QDockWidget *d = live->dock(dockName);
