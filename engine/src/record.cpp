@@ -171,39 +171,13 @@ int compareValues(const Value &a, const Value &b)
     return 0;
 }
 
-Value Record::valueAt(std::size_t idx) const
-{
-    const Field &f = m_fields[idx];
-    Value v;
-    v.type = f.type();
-    switch (v.type) {
-    case ValueType::Null:
-        break;
-    case ValueType::Bool:
-        v.b = f.v.i != 0;
-        break;
-    case ValueType::Int:
-        v.i = f.v.i;
-        break;
-    case ValueType::Double:
-        v.d = f.v.d;
-        break;
-    case ValueType::String:
-    case ValueType::Raw:
-        v.s = std::string_view(f.strStatic ? f.v.ptr : m_arena.data() + f.v.off, f.strLen);
-        v.stable = f.strStatic;
-        break;
-    }
-    return v;
-}
-
 int Record::indexOf(std::string_view path) const
 {
     const std::size_t n = m_fields.size();
     for (std::size_t i = 0; i < n; ++i) {
         const Field &f = m_fields[i];
-        if (f.nameLen == path.size()
-            && sameBytes(f.nameStatic ? f.name.ptr : m_arena.data() + f.name.off, path.data(),
+        if (f.nameLen() == path.size()
+            && sameBytes(f.nameStatic() ? f.name.ptr : m_arena.data() + f.name.off, path.data(),
                          path.size()))
             return static_cast<int>(i);
     }
@@ -261,7 +235,7 @@ bool copiesString(const Value &v)
 
 void checkPathLength(std::string_view path)
 {
-    if (path.size() >= (std::size_t(1) << 24)) // Field::nameLen has 24 bits
+    if (path.size() >= (std::size_t(1) << 24)) // Field::meta holds 24 bits of length
         throw std::length_error("record field path longer than 16 MiB");
 }
 
@@ -278,14 +252,12 @@ void Record::appendImpl(std::string_view path, bool staticName, const Value &v)
     if (need)
         makeRoom(need, path, str);
     Field f;
-    f.nameLen = static_cast<std::uint32_t>(path.size());
-    if (staticName) {
-        f.nameStatic = 1;
+    if (staticName)
         f.name.ptr = path.data();
-    } else {
+    else
         f.name.off = addBytes(path);
-    }
-    setValue(f, v, copyStr ? addBytes(str) : 0);
+    setValue(f, path.size() | (staticName ? Field::kNameStatic : 0), v,
+             copyStr ? addBytes(str) : 0);
     m_fields.push_back(f);
 }
 
@@ -330,8 +302,8 @@ void Record::setImpl(std::string_view path, bool staticName, const Value &v)
     bool under = false, parent = false;
     for (std::size_t i = 0; i < m_fields.size(); ++i) {
         const Field &f = m_fields[i];
-        const char *n = f.nameStatic ? f.name.ptr : m_arena.data() + f.name.off;
-        const std::size_t len = f.nameLen;
+        const char *n = f.nameStatic() ? f.name.ptr : m_arena.data() + f.name.off;
+        const std::size_t len = f.nameLen();
         if (len == path.size()) {
             if (sameBytes(n, path.data(), len)) {
                 existing = static_cast<int>(i);
@@ -344,7 +316,8 @@ void Record::setImpl(std::string_view path, bool staticName, const Value &v)
         }
     }
     if (existing >= 0) {
-        setValue(m_fields[static_cast<std::size_t>(existing)], v, strOff);
+        Field &f = m_fields[static_cast<std::size_t>(existing)];
+        setValue(f, f.nameBits(), v, strOff);
         return;
     }
     // Setting "a" replaces an object "a.*"; setting "a.b" replaces a scalar "a".
@@ -359,14 +332,11 @@ void Record::setImpl(std::string_view path, bool staticName, const Value &v)
         }
     }
     Field f;
-    f.nameLen = static_cast<std::uint32_t>(path.size());
-    if (staticName) {
-        f.nameStatic = 1;
+    if (staticName)
         f.name.ptr = path.data();
-    } else {
+    else
         f.name.off = addBytes(path);
-    }
-    setValue(f, v, strOff);
+    setValue(f, path.size() | (staticName ? Field::kNameStatic : 0), v, strOff);
     insertGrouped(f);
 }
 
@@ -399,26 +369,26 @@ void Record::appendNested(std::string_view prefix, const Record &other)
     // name string, and other's process-lifetime strings are shared, not copied.
     std::size_t need = 0;
     for (const Field &of : other.m_fields) {
-        checkPathLength(std::string_view(prefix.data(), prefix.size() + 1 + of.nameLen));
-        need += prefix.size() + 1 + of.nameLen;
-        if ((of.type() == ValueType::String || of.type() == ValueType::Raw) && !of.strStatic)
-            need += of.strLen;
+        checkPathLength(std::string_view(prefix.data(), prefix.size() + 1 + of.nameLen()));
+        need += prefix.size() + 1 + of.nameLen();
+        if ((of.type() == ValueType::String || of.type() == ValueType::Raw) && !of.strStatic())
+            need += of.strLen();
     }
     std::string_view unused;
     makeRoom(need, prefix, unused);
     m_fields.reserve(m_fields.size() + other.m_fields.size());
     for (const Field &of : other.m_fields) {
         Field f = of;
-        f.nameStatic = 0;
         f.name.off = m_arena.size();
-        f.nameLen = static_cast<std::uint32_t>(prefix.size() + 1 + of.nameLen);
+        f.meta = (of.meta & ~(std::uint64_t(0xFFFFFF) | Field::kNameStatic))
+                 | (prefix.size() + 1 + of.nameLen());
         m_arena.append(prefix.data(), prefix.size());
         m_arena.push_back('.');
         std::string_view n = other.nameOf(of);
         m_arena.append(n.data(), n.size());
-        if ((of.type() == ValueType::String || of.type() == ValueType::Raw) && !of.strStatic) {
+        if ((of.type() == ValueType::String || of.type() == ValueType::Raw) && !of.strStatic()) {
             f.v.off = m_arena.size();
-            m_arena.append(other.m_arena.data() + of.v.off, of.strLen);
+            m_arena.append(other.m_arena.data() + of.v.off, of.strLen());
         }
         m_fields.push_back(f);
     }
@@ -458,7 +428,8 @@ bool keptBy(const std::vector<std::string> &paths, const char *n, std::size_t le
 void Record::keepOnly(const std::vector<std::string> &paths)
 {
     std::erase_if(m_fields, [&](const Field &f) {
-        return !keptBy(paths, f.nameStatic ? f.name.ptr : m_arena.data() + f.name.off, f.nameLen);
+        return !keptBy(paths, f.nameStatic() ? f.name.ptr : m_arena.data() + f.name.off,
+                       f.nameLen());
     });
 }
 
@@ -470,7 +441,7 @@ void Record::keepOnly(const std::vector<std::string> &paths, KeepCache &cache)
         if (shape.names.size() != n)
             continue;
         std::size_t i = 0;
-        while (i < n && m_fields[i].nameStatic && m_fields[i].name.ptr == shape.names[i])
+        while (i < n && m_fields[i].nameStatic() && m_fields[i].name.ptr == shape.names[i])
             ++i;
         if (i == n) {
             hit = &shape;
@@ -480,7 +451,7 @@ void Record::keepOnly(const std::vector<std::string> &paths, KeepCache &cache)
     if (!hit) {
         bool allStatic = true;
         for (const Field &f : m_fields)
-            allStatic = allStatic && f.nameStatic;
+            allStatic = allStatic && f.nameStatic();
         if (!allStatic || n == 0) {
             keepOnly(paths);
             return;
@@ -488,7 +459,7 @@ void Record::keepOnly(const std::vector<std::string> &paths, KeepCache &cache)
         KeepCache::Shape shape;
         for (const Field &f : m_fields) {
             shape.names.push_back(f.name.ptr);
-            shape.keep.push_back(keptBy(paths, f.name.ptr, f.nameLen) ? 1 : 0);
+            shape.keep.push_back(keptBy(paths, f.name.ptr, f.nameLen()) ? 1 : 0);
         }
         if (cache.shapes.size() < KeepCache::kShapes) {
             cache.shapes.push_back(std::move(shape));

@@ -342,7 +342,7 @@ private:
         return false;
     }
 
-    void add(std::string_view name, bool isStatic, const Value &v)
+    [[gnu::always_inline]] void add(std::string_view name, bool isStatic, const Value &v)
     {
         if (isStatic)
             m_out.append(StaticPath(name), v);

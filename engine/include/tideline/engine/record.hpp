@@ -130,23 +130,26 @@ public:
             const char *ptr; ///< String/Raw bytes when strStatic
             std::size_t off; ///< String/Raw bytes in the arena otherwise
         } v;
-        std::uint32_t nameLen : 24; ///< paths are limited to 16 MiB (records to 1 MiB)
-        std::uint32_t typeBits : 3;
-        std::uint32_t nameStatic : 1;
-        std::uint32_t strStatic : 1;
-        std::uint32_t strLen;
+        /// nameLen (bits 0-23: paths are limited to 16 MiB, records to 1 MiB) | type (24-26)
+        /// | nameStatic (27) | strStatic (28) | strLen (32-63). One plain word, so a field is
+        /// written with three stores and never read back half-written.
+        std::uint64_t meta = 0;
+
+        static constexpr std::uint64_t kNameStatic = std::uint64_t(1) << 27;
+        static constexpr std::uint64_t kStrStatic = std::uint64_t(1) << 28;
 
         Field()
-            : nameLen(0)
-            , typeBits(0)
-            , nameStatic(0)
-            , strStatic(0)
-            , strLen(0)
         {
             name.off = 0;
             v.i = 0;
         }
-        ValueType type() const { return static_cast<ValueType>(typeBits); }
+        std::uint32_t nameLen() const { return static_cast<std::uint32_t>(meta & 0xFFFFFF); }
+        ValueType type() const { return static_cast<ValueType>((meta >> 24) & 7); }
+        bool nameStatic() const { return (meta & kNameStatic) != 0; }
+        bool strStatic() const { return (meta & kStrStatic) != 0; }
+        std::uint32_t strLen() const { return static_cast<std::uint32_t>(meta >> 32); }
+        /// The name part of meta (length and nameStatic).
+        std::uint64_t nameBits() const { return meta & (0xFFFFFF | kNameStatic); }
     };
 
     /// Event time, assigned by a `watermark` node (kMinTime until then).
@@ -166,7 +169,31 @@ public:
     std::size_t size() const { return m_fields.size(); }
     bool empty() const { return m_fields.empty(); }
     std::string_view nameAt(std::size_t i) const { return nameOf(m_fields[i]); }
-    Value valueAt(std::size_t i) const;
+    Value valueAt(std::size_t i) const
+    {
+        const Field &f = m_fields[i];
+        Value v;
+        v.type = f.type();
+        switch (v.type) {
+        case ValueType::Null:
+            break;
+        case ValueType::Bool:
+            v.b = f.v.i != 0;
+            break;
+        case ValueType::Int:
+            v.i = f.v.i;
+            break;
+        case ValueType::Double:
+            v.d = f.v.d;
+            break;
+        case ValueType::String:
+        case ValueType::Raw:
+            v.s = std::string_view(f.strStatic() ? f.v.ptr : m_arena.data() + f.v.off, f.strLen());
+            v.stable = f.strStatic();
+            break;
+        }
+        return v;
+    }
 
     /// Index of the field with exactly this path, or -1.
     int indexOf(std::string_view path) const;
@@ -199,12 +226,13 @@ public:
         if (m_fields.size() < m_fields.capacity() && path.s.size() < kMaxPathLen) {
             const bool bytes
                 = (v.type == ValueType::String || v.type == ValueType::Raw) && !v.stable;
+            // Written in place with whole-word stores (a copy of a local Field through the
+            // out-of-line push_back stalled on store forwarding).
+            const std::uint64_t nameBits = path.s.size() | Field::kNameStatic;
             if (!bytes) {
                 Field &f = m_fields.emplace_back();
                 f.name.ptr = path.s.data();
-                f.nameLen = static_cast<std::uint32_t>(path.s.size());
-                f.nameStatic = 1;
-                setValue(f, v, 0);
+                setValue(f, nameBits, v, 0);
                 return;
             }
             if (m_arena.capacity() - m_arena.size() >= v.s.size()) {
@@ -212,9 +240,7 @@ public:
                 m_arena.append(v.s.data(), v.s.size());
                 Field &f = m_fields.emplace_back();
                 f.name.ptr = path.s.data();
-                f.nameLen = static_cast<std::uint32_t>(path.s.size());
-                f.nameStatic = 1;
-                setValue(f, v, off);
+                setValue(f, nameBits, v, off);
                 return;
             }
         }
@@ -268,18 +294,18 @@ public:
 private:
     std::string_view nameOf(const Field &f) const
     {
-        return {f.nameStatic ? f.name.ptr : m_arena.data() + f.name.off, f.nameLen};
+        return {f.nameStatic() ? f.name.ptr : m_arena.data() + f.name.off, f.nameLen()};
     }
     void takePooledBuffers();
     void makeRoom(std::size_t need, std::string_view &a, std::string_view &b);
     std::size_t addBytes(std::string_view bytes);
     void setName(Field &f, std::string_view path);
-    /// Stores v in f; strings that are not stable were copied to strOff by the caller.
-    [[gnu::always_inline]] static void setValue(Field &f, const Value &v, std::size_t strOff)
+    /// Stores v and the name bits in f; strings that are not stable were copied to strOff by
+    /// the caller.
+    [[gnu::always_inline]] static void
+    setValue(Field &f, std::uint64_t nameBits, const Value &v, std::size_t strOff)
     {
-        f.typeBits = static_cast<std::uint32_t>(v.type);
-        f.strStatic = 0;
-        f.strLen = 0;
+        std::uint64_t m = nameBits | (static_cast<std::uint64_t>(v.type) << 24);
         switch (v.type) {
         case ValueType::Null:
             f.v.i = 0;
@@ -295,15 +321,16 @@ private:
             break;
         case ValueType::String:
         case ValueType::Raw:
-            f.strLen = static_cast<std::uint32_t>(v.s.size());
+            m |= static_cast<std::uint64_t>(static_cast<std::uint32_t>(v.s.size())) << 32;
             if (v.stable) {
-                f.strStatic = 1;
+                m |= Field::kStrStatic;
                 f.v.ptr = v.s.data();
             } else {
                 f.v.off = strOff;
             }
             break;
         }
+        f.meta = m;
     }
     static constexpr std::size_t kMaxPathLen = std::size_t(1) << 24;
     void setImpl(std::string_view path, bool staticName, const Value &v);
