@@ -15,13 +15,20 @@
 #include "pipeline_fixture.hpp"
 #include "table_dump.hpp"
 
+#include <QtCore/QFile>
+#include <QtCore/QJsonDocument>
+#include <QtCore/QJsonObject>
 #include <QtCore/QProcess>
 #include <QtCore/QRandomGenerator>
+#include <QtCore/QThread>
 #include <QtTest/QtTest>
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace tideline;
 using namespace tideline::cptest;
@@ -309,6 +316,110 @@ private slots:
             std::string diff = diffOutputs(collect(w.dir()), m_refShort);
             QVERIFY2(diff.empty(), (at.toStdString() + ": " + diff).c_str());
         }
+    }
+
+    // The checkpoint folder stops accepting writes mid-run (chmod 0555): checkpoints fail
+    // with the cause "permission denied" in the metrics and the log, the run goes on, and once
+    // the folder is writable again the next checkpoint completes; the output is still exact.
+    // root ignores file modes, so when the test runs as root the runner runs as `nobody`
+    // (setpriv) on a folder owned by nobody: the kernel then really refuses, with EACCES.
+    void unwritableCheckpointDirFailsThenRecovers()
+    {
+        Workdir w;
+        FixtureOptions o;
+        o.count = kShortCount;
+        o.recordsPerSecond = 3000; // ~7 s: time to fail and recover while it runs
+        o.intervalMs = 100;
+        w.write(o);
+        fs::create_directories(w.ckdir());
+        fs::create_directories(w.dir() + "/out");
+        QString program = kRunner;
+        QStringList args{"--metrics", QString::fromStdString(w.dir() + "/metrics.jsonl"),
+                         "--metrics-interval", "50",
+                         QString::fromStdString(w.dir() + "/pipeline.json")};
+        if (::geteuid() == 0) {
+            if (!QFileInfo::exists("/usr/bin/setpriv"))
+                QSKIP("running as root without setpriv: file modes cannot deny root");
+            for (auto &e : fs::recursive_directory_iterator(w.dir()))
+                QVERIFY(::chown(e.path().c_str(), 65534, 65534) == 0);
+            QVERIFY(::chown(w.dir().c_str(), 65534, 65534) == 0);
+            args = QStringList{"--reuid=65534", "--regid=65534", "--clear-groups", "--", kRunner}
+                   + args;
+            program = "/usr/bin/setpriv";
+        }
+        QProcess proc;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove("TIDELINE_CRASH_AT");
+        proc.setProcessEnvironment(env);
+        proc.setWorkingDirectory(QString::fromStdString(w.dir()));
+        proc.start(program, args);
+        QVERIFY(proc.waitForStarted(10000));
+
+        // The "*" metrics lines: (id, status, failure cause, records read) of the last checkpoint.
+        struct Seen
+        {
+            qint64 id = 0;
+            QString status, cause;
+            qint64 records = 0;
+        };
+        auto lastRunLine = [&]() {
+            Seen s;
+            QFile f(QString::fromStdString(w.dir() + "/metrics.jsonl"));
+            if (!f.open(QIODevice::ReadOnly))
+                return s;
+            for (const QByteArray &line : f.readAll().split('\n')) {
+                const QJsonObject j = QJsonDocument::fromJson(line).object();
+                if (j.value("node").toString() != "*")
+                    continue;
+                s.records = j.value("records_read").toInteger();
+                const QJsonObject c = j.value("checkpoint").toObject();
+                if (c.isEmpty())
+                    continue;
+                s.id = c.value("id").toInteger();
+                s.status = c.value("status").toString();
+                s.cause = c.value("failure_cause").toString();
+            }
+            return s;
+        };
+        auto waitFor = [&](const std::function<bool(const Seen &)> &pred, Seen &out) {
+            for (int i = 0; i < 600 && proc.state() == QProcess::Running; ++i) {
+                out = lastRunLine();
+                if (pred(out))
+                    return true;
+                QThread::msleep(20);
+            }
+            return false;
+        };
+
+        Seen seen;
+        QVERIFY2(waitFor([](const Seen &s) { return s.status == "completed"; }, seen),
+                 "no checkpoint completed before the folder was made read-only");
+        QVERIFY(::chmod(w.ckdir().c_str(), 0555) == 0);
+        Seen failed;
+        const bool sawFailure = waitFor([](const Seen &s) { return s.status == "failed"; }, failed);
+        QVERIFY(::chmod(w.ckdir().c_str(), 0755) == 0); // before any QVERIFY can leave it so
+        QVERIFY2(sawFailure, "no checkpoint failed while the folder was read-only");
+        QCOMPARE(failed.cause, QString("permission denied"));
+        Seen recovered;
+        QVERIFY2(waitFor([&](const Seen &s) { return s.status == "completed" && s.id > failed.id; },
+                         recovered),
+                 "no checkpoint completed after the folder became writable again");
+        QVERIFY2(recovered.records > failed.records, "the run did not go on after the failure");
+        QVERIFY(proc.waitForFinished(60000));
+        const QString err = QString::fromUtf8(proc.readAllStandardError());
+        QVERIFY2(proc.exitStatus() == QProcess::NormalExit && proc.exitCode() == 0,
+                 qPrintable(err));
+        QVERIFY2(err.contains(QString("checkpoint %1 failed: permission denied").arg(failed.id)),
+                 qPrintable(err));
+        qInfo("checkpoint %lld failed (%s) at %lld records read; checkpoint %lld completed at %lld",
+              static_cast<long long>(failed.id), qPrintable(failed.cause),
+              static_cast<long long>(failed.records), static_cast<long long>(recovered.id),
+              static_cast<long long>(recovered.records));
+        std::string diff = diffOutputs(collect(w.dir()), m_refShort);
+        QVERIFY2(diff.empty(), diff.c_str());
+        // A restart resumes from the checkpoints written after the failure.
+        const auto ids = completeIds(w.ckdir());
+        QVERIFY(!ids.empty() && ids.back() > failed.id);
     }
 
     void sigtermTakesFinalCheckpointAndSavepoint()
