@@ -318,13 +318,26 @@ private slots:
         }
     }
 
-    // The checkpoint folder stops accepting writes mid-run (chmod 0555): checkpoints fail
-    // with the cause "permission denied" in the metrics and the log, the run goes on, and once
-    // the folder is writable again the next checkpoint completes; the output is still exact.
-    // root ignores file modes, so when the test runs as root the runner runs as `nobody`
-    // (setpriv) on a folder owned by nobody: the kernel then really refuses, with EACCES.
-    void unwritableCheckpointDirFailsThenRecovers()
+    // The checkpoint folder stops accepting writes mid-run: checkpoints fail with the cause
+    // in the metrics and the log, the run goes on, and once the fault is gone the next
+    // checkpoint completes; the output is still exact.
+    //  - "permission denied": chmod 0555 on the folder. root ignores file modes, so when the
+    //    test runs as root the runner runs as `nobody` (setpriv) on a folder owned by nobody:
+    //    the kernel then really refuses, with EACCES.
+    //  - "disk full": a real ENOSPC without a small filesystem (mounting one needs privileges
+    //    tests should not use): the next manifests' temp paths are symlinks to /dev/full, whose
+    //    writes fail with ENOSPC. Only the manifest write fails; the state DB is written and
+    //    then removed by the failure path.
+    void checkpointFolderFaultFailsThenRecovers_data()
     {
+        QTest::addColumn<QString>("fault");
+        QTest::newRow("read-only folder") << "permission denied";
+        QTest::newRow("disk full") << "disk full";
+    }
+    void checkpointFolderFaultFailsThenRecovers()
+    {
+        QFETCH(QString, fault);
+        const bool readOnly = fault == "permission denied";
         Workdir w;
         FixtureOptions o;
         o.count = kShortCount;
@@ -337,7 +350,7 @@ private slots:
         QStringList args{"--metrics", QString::fromStdString(w.dir() + "/metrics.jsonl"),
                          "--metrics-interval", "50",
                          QString::fromStdString(w.dir() + "/pipeline.json")};
-        if (::geteuid() == 0) {
+        if (readOnly && ::geteuid() == 0) {
             if (!QFileInfo::exists("/usr/bin/setpriv"))
                 QSKIP("running as root without setpriv: file modes cannot deny root");
             for (auto &e : fs::recursive_directory_iterator(w.dir()))
@@ -394,12 +407,24 @@ private slots:
         Seen seen;
         QVERIFY2(waitFor([](const Seen &s) { return s.status == "completed"; }, seen),
                  "no checkpoint completed before the folder was made read-only");
-        QVERIFY(::chmod(w.ckdir().c_str(), 0555) == 0);
+        std::vector<std::string> links;
+        if (readOnly) {
+            QVERIFY(::chmod(w.ckdir().c_str(), 0555) == 0);
+        } else {
+            for (qint64 id = seen.id + 1; id <= seen.id + 400; ++id) {
+                links.push_back(w.ckdir() + "/manifest-" + std::to_string(id) + ".json.tmp");
+                QVERIFY(::symlink("/dev/full", links.back().c_str()) == 0);
+            }
+        }
         Seen failed;
         const bool sawFailure = waitFor([](const Seen &s) { return s.status == "failed"; }, failed);
-        QVERIFY(::chmod(w.ckdir().c_str(), 0755) == 0); // before any QVERIFY can leave it so
-        QVERIFY2(sawFailure, "no checkpoint failed while the folder was read-only");
-        QCOMPARE(failed.cause, QString("permission denied"));
+        // Undo the fault before any QVERIFY can leave it in place.
+        if (readOnly)
+            QVERIFY(::chmod(w.ckdir().c_str(), 0755) == 0);
+        for (const auto &l : links)
+            ::unlink(l.c_str());
+        QVERIFY2(sawFailure, "no checkpoint failed while the fault was in place");
+        QCOMPARE(failed.cause, fault);
         Seen recovered;
         QVERIFY2(waitFor([&](const Seen &s) { return s.status == "completed" && s.id > failed.id; },
                          recovered),
@@ -409,7 +434,7 @@ private slots:
         const QString err = QString::fromUtf8(proc.readAllStandardError());
         QVERIFY2(proc.exitStatus() == QProcess::NormalExit && proc.exitCode() == 0,
                  qPrintable(err));
-        QVERIFY2(err.contains(QString("checkpoint %1 failed: permission denied").arg(failed.id)),
+        QVERIFY2(err.contains(QString("checkpoint %1 failed: %2").arg(failed.id).arg(fault)),
                  qPrintable(err));
         qInfo("checkpoint %lld failed (%s) at %lld records read; checkpoint %lld completed at %lld",
               static_cast<long long>(failed.id), qPrintable(failed.cause),
