@@ -28,8 +28,8 @@
 #include <QDirIterator>
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
-#include <QGraphicsItem>
 #include <QFile>
+#include <QGraphicsItem>
 #include <QLabel>
 #include <QProcess>
 #include <QPushButton>
@@ -297,6 +297,7 @@ void TestLiveInspect::kafkaInspectorFromEngineSnapshot()
     QCOMPARE(cell(t, 2, L::KafkaSourcePanel::State), QStringLiteral("idle 2.0 s"));
     QCOMPARE(cell(t, 3, L::KafkaSourcePanel::State), QStringLiteral("other member"));
     QCOMPARE(cell(t, 2, L::KafkaSourcePanel::LastRecord), QStringLiteral("4.0 s ago"));
+    QCOMPARE(cell(t, 3, L::KafkaSourcePanel::LastRecord), QStringLiteral("none yet"));
     QVERIFY2(panel->statusText().contains(QStringLiteral("4 partitions")),
              qPrintable(panel->statusText()));
     QVERIFY(panel->statusText().contains(QStringLiteral("3 read by this run")));
@@ -383,6 +384,7 @@ void TestLiveInspect::kafkaInspectorAgainstMockCluster()
                  qPrintable(cell(t, p, L::KafkaSourcePanel::Watermark) + " vs " + expected));
     }
     QCOMPARE(cell(t, 3, L::KafkaSourcePanel::Watermark), QStringLiteral("−∞"));
+    QCOMPARE(cell(t, 3, L::KafkaSourcePanel::LastRecord), QStringLiteral("none yet"));
     // Once partitions 0..2 have been silent for 300 ms they are idle too; 3 was idle first.
     QVERIFY(liveViews->kafkaInspector()->panel()->statusText().contains(QStringLiteral(" idle")));
     // The helper knows the topic's partition count.

@@ -136,6 +136,17 @@ void NodeInspector::addSection(QWidget *section)
     m_pageLayout->insertWidget(m_pageLayout->count() - 1, section);
 }
 
+void NodeInspector::placeSection(QWidget *section, bool aboveForm)
+{
+    const int at = m_pageLayout->indexOf(section);
+    if (at < 0)
+        return;
+    m_pageLayout->removeWidget(section);
+    // Above: right under the id and its messages, before the separator line and the form.
+    const int formAt = m_pageLayout->indexOf(m_form);
+    m_pageLayout->insertWidget(aboveForm ? formAt - 1 : m_pageLayout->count() - 1, section);
+}
+
 void NodeInspector::onIdEdited(const QString &text)
 {
     const bool renamed = text != m_nodeId;

@@ -41,6 +41,8 @@ public:
     /// Adds a section under the form (e.g. the Kafka source inspector); the caller shows or
     /// hides it per node. The inspector takes ownership.
     void addSection(QWidget *section);
+    /// Moves a section above the form (live figures while running) or back under it.
+    void placeSection(QWidget *section, bool aboveForm);
 
     QString nodeId() const { return m_nodeId; }
     PropertyForm *form() const { return m_form; }

@@ -5,6 +5,7 @@
 
 #include <QHeaderView>
 #include <QLabel>
+#include <QPalette>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -16,9 +17,15 @@ CheckpointHistoryView::CheckpointHistoryView(QWidget *parent)
     , m_table(new QTableWidget(0, ColumnCount, this))
 {
     setObjectName(QStringLiteral("checkpointHistory"));
+    // Dark like the chart above it (a plain QWidget would show the dock's lighter grey).
+    setAutoFillBackground(true);
+    QPalette pal = palette();
+    pal.setColor(QPalette::Window, style::background());
+    setPalette(pal);
     m_summary->setObjectName(QStringLiteral("checkpointSummary"));
     m_summary->setFont(style::font(11));
     m_summary->setTextFormat(Qt::RichText);
+    m_summary->setWordWrap(true); // long texts must not widen the bottom dock area
     m_table->setObjectName(QStringLiteral("checkpointTable"));
     m_table->setHorizontalHeaderLabels({tr("#"), tr("Kind"), tr("Status"), tr("Finished"),
                                         tr("Duration"), tr("Size"), tr("Failure cause")});

@@ -42,6 +42,10 @@ KafkaSourcePanel::KafkaSourcePanel(QWidget *parent)
     m_table->setFocusPolicy(Qt::NoFocus);
     m_table->setWordWrap(false);
     m_table->setMinimumHeight(150);
+    // Never widen the inspector beyond its dock (that cuts the form's text off at the right):
+    // the table scrolls sideways instead.
+    setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_table->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 8, 0, 0);
     layout->setSpacing(6);
@@ -154,9 +158,11 @@ void KafkaSourcePanel::showFigures(const KafkaSourceFigures &f)
             set(State, tr("ended"), style::dim());
         else
             set(State, tr("active"), style::onTime());
+        // A partition whose watermark is still -inf has delivered no record yet (the source
+        // counts activity from its assignment).
+        const bool none = p.lastActivityMs <= 0 || (p.hasWatermark && !p.watermark);
         set(LastRecord,
-            p.lastActivityMs > 0 ? tr("%1 ago").arg(durationText(f.nowMs - p.lastActivityMs))
-                                 : tr("none yet"),
+            none ? tr("none yet") : tr("%1 ago").arg(durationText(f.nowMs - p.lastActivityMs)),
             style::dim());
         m_table->item(i, State)->setToolTip(
             p.idle ? tr("No record for the watermark node's idle_timeout_ms: excluded from the "

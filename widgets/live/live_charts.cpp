@@ -54,8 +54,9 @@ LiveCharts::LiveCharts(QWidget *parent)
     cpPage->setObjectName(QStringLiteral("checkpointSplitter"));
     cpPage->addWidget(m_checkpoint);
     cpPage->addWidget(m_history);
-    cpPage->setStretchFactor(0, 3);
-    cpPage->setStretchFactor(1, 2);
+    cpPage->setStretchFactor(0, 1);
+    cpPage->setStretchFactor(1, 1);
+    m_history->setMinimumHeight(150);
     m_tabs->addTab(cpPage, tr("Checkpoints"));
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);

@@ -73,6 +73,7 @@ PartitionCountHelper::PartitionCountHelper(QWidget *parent)
 
     auto *form = new QFormLayout;
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows);
     auto *tpRow = new QHBoxLayout;
     tpRow->addWidget(m_throughput, 1);
     tpRow->addWidget(m_useMeasured);

@@ -110,6 +110,7 @@ L::KafkaSourceFigures kafkaSourceFigures(const L::Snapshot &s,
 
 KafkaInspector::KafkaInspector(widgets::NodeInspector *inspector, QObject *parent)
     : QObject(parent)
+    , m_inspector(inspector)
     , m_panel(new L::KafkaSourcePanel)
 {
     inspector->addSection(m_panel);
@@ -131,6 +132,8 @@ void KafkaInspector::setRun(const QList<L::NodeInfo> &nodes, const QList<L::Edge
     m_nodes = nodes;
     m_edges = edges;
     m_running = true;
+    // While a run shows partitions they come first; the params are below.
+    m_inspector->placeSection(m_panel, true);
 }
 
 void KafkaInspector::update(const L::Snapshot &s)

@@ -49,6 +49,7 @@ public:
     QString node() const { return m_node; }
 
 private:
+    widgets::NodeInspector *m_inspector;
     tideline::live::KafkaSourcePanel *m_panel;
     QString m_node;
     bool m_running = false;

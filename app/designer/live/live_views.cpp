@@ -353,8 +353,12 @@ void LiveController::onSelectionChanged()
             // Its partitions are in the inspector, which a run puts behind the "why" panel.
             if (n && n->kind == "source.kafka")
                 if (auto *inspector
-                    = m_window.findChild<QDockWidget *>(QStringLiteral("inspectorDock")))
+                    = m_window.findChild<QDockWidget *>(QStringLiteral("inspectorDock"))) {
                     inspector->raise();
+                    // Room for the partition table's columns.
+                    if (!inspector->isFloating() && inspector->width() < 480)
+                        m_window.resizeDocks({inspector}, {480}, Qt::Horizontal);
+                }
         }
     }
     if (!nodes.isEmpty()) {
