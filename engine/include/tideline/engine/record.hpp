@@ -2,8 +2,8 @@
 // Record: the unit of data flowing through a pipeline.
 //
 // A record is a JSON object, stored flat for speed: every leaf is one Field whose name is its
-// full dotted path ("user.id"), and all names and string bytes live in one arena string owned
-// by the record. Parsing an event therefore costs no allocation per field (two buffers per
+// full dotted path ("user.id"), and names and string bytes live in one arena string owned by
+// the record (except process-lifetime ones, below). Parsing an event therefore costs no allocation per field (two buffers per
 // record, reused when a record is reused), lookups are a short linear scan, and nested objects
 // are rebuilt on output from the dotted names. Fields sharing a prefix are kept adjacent so the
 // writer can re-nest them in one pass.
