@@ -3,10 +3,10 @@
 //
 // A record is a JSON object, stored flat for speed: every leaf is one Field whose name is its
 // full dotted path ("user.id"), and names and string bytes live in one arena string owned by
-// the record (except process-lifetime ones, below). Parsing an event therefore costs no allocation per field (two buffers per
-// record, reused when a record is reused), lookups are a short linear scan, and nested objects
-// are rebuilt on output from the dotted names. Fields sharing a prefix are kept adjacent so the
-// writer can re-nest them in one pass.
+// the record (except process-lifetime ones, below). Parsing an event therefore costs no
+// allocation per field (two buffers per record, reused when a record is reused), lookups are a
+// short linear scan, and nested objects are rebuilt on output from the dotted names. Fields
+// sharing a prefix are kept adjacent so the writer can re-nest them in one pass.
 //
 // Vocabulary: a *path* is a dotted field name; a *Value* is a non-owning view of one field's
 // value (strings point into the arena and are valid until the record is next modified).
