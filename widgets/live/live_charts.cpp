@@ -7,7 +7,6 @@
 #include "time_text.hpp"
 
 #include <QLabel>
-#include <QSplitter>
 #include <QTabWidget>
 #include <QVBoxLayout>
 
@@ -49,15 +48,10 @@ LiveCharts::LiveCharts(QWidget *parent)
     m_tabs->addTab(wmPage, tr("Watermarks"));
     m_tabs->addTab(m_state, tr("Window state"));
     m_tabs->addTab(m_late, tr("Late && errors"));
-    // The chart shows the trend, the table every checkpoint with its size and failure cause.
-    auto *cpPage = new QSplitter(Qt::Vertical);
-    cpPage->setObjectName(QStringLiteral("checkpointSplitter"));
-    cpPage->addWidget(m_checkpoint);
-    cpPage->addWidget(m_history);
-    cpPage->setStretchFactor(0, 1);
-    cpPage->setStretchFactor(1, 1);
-    m_history->setMinimumHeight(150);
-    m_tabs->addTab(cpPage, tr("Checkpoints"));
+    m_tabs->addTab(m_checkpoint, tr("Checkpoints"));
+    // The chart shows the trend; the table every checkpoint and savepoint with its size and
+    // failure cause (its own tab: sharing one would squeeze both, or raise the docks' height).
+    m_tabs->addTab(m_history, tr("Checkpoint history"));
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_tabs);

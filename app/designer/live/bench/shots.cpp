@@ -2,8 +2,9 @@
 //   tideline-live-shots PIPELINE.json OUTDIR [--pace KEY] [--after MS] [--select NODE]
 // KEY is a pace choice of the Run toolbar ("rps:100", "speed:60", "flat", "file").
 // Writes OUTDIR/live-window.png, live-timeline.png, live-watermarks.png, live-state.png,
-// live-late.png, live-checkpoints.png, live-why.png, live-ledger.png, live-preview.png,
-// live-canvas.png; with --select on a source.kafka node also live-kafka-inspector.png; with
+// live-late.png, live-checkpoints.png, live-checkpoint-history.png, live-why.png, live-ledger.png,
+// live-preview.png, live-canvas.png; with --select on a source.kafka node also
+// live-kafka-inspector.png; with
 // --savepoint DIR a savepoint is taken half way (it shows in the checkpoint history);
 // --settings also writes designer-settings.png (the Pipeline settings dialog).
 
@@ -13,9 +14,9 @@
 #include "live/live_charts.hpp"
 #include "live/output_preview.hpp"
 #include "live_views.hpp"
+#include "main_window.hpp"
 #include "pipeline_document.hpp"
 #include "pipeline_settings_dialog.hpp"
-#include "main_window.hpp"
 #include "theme.hpp"
 
 #include <QApplication>
@@ -143,8 +144,8 @@ int main(int argc, char **argv)
             charts->setFloating(true);
             charts->resize(1400, 600);
             const char *names[] = {"live-watermarks.png", "live-state.png", "live-late.png",
-                                   "live-checkpoints.png"};
-            for (int i = 0; i < 4; ++i) {
+                                   "live-checkpoints.png", "live-checkpoint-history.png"};
+            for (int i = 0; i < 5; ++i) {
                 live->charts()->tabs()->setCurrentIndex(i);
                 QApplication::processEvents();
                 live->onFrame();
