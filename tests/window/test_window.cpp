@@ -732,9 +732,14 @@ private slots:
         std::vector<std::string> log;
         auto job = makeJob(input, windowParams, 30, tag, error, settings, &log);
         QVERIFY2(job, error.c_str());
-        const std::string workDir = (std::filesystem::temp_directory_path()
-                                     / ("tideline-state-" + std::to_string(::getpid())) / "win")
-                                        .string();
+        // The store's folder, as the start-up log line names it ("... under <folder>").
+        std::string workDir;
+        for (const auto &l : log)
+            if (auto at = l.find(" under "); at != std::string::npos)
+                workDir = l.substr(at + 7) + "/win";
+        QVERIFY2(workDir.find("tideline-state-" + std::to_string(::getpid()) + "-")
+                     != std::string::npos,
+                 workDir.c_str());
         QVERIFY2(std::filesystem::is_directory(workDir), workDir.c_str());
         // Part way through: entries are on disk, in SST files of the node's store.
         QCOMPARE(job->runFor(16000), Job::Status::Running);

@@ -2,6 +2,7 @@
 
 #include "runtime/runtime.hpp"
 
+#include <atomic>
 #include <filesystem>
 #include <unistd.h>
 
@@ -20,8 +21,12 @@ std::string configureStateBackends(Runtime &rt,
         mb = it->get<double>();
     const auto budget = static_cast<std::size_t>(std::max(mb, 0.001) * 1024.0 * 1024.0);
 
+    // Without checkpoints: a folder per job (a process such as the designer may hold two jobs
+    // of one pipeline at once; each wipes its folder when it opens).
+    static std::atomic<int> jobs{0};
     fs::path base = checkpointDir.empty() ? fs::temp_directory_path()
-                                                / ("tideline-state-" + std::to_string(::getpid()))
+                                                / ("tideline-state-" + std::to_string(::getpid())
+                                                   + "-" + std::to_string(++jobs))
                                           : fs::path(checkpointDir) / "work";
     int configured = 0;
     for (auto &node : rt.nodes()) {

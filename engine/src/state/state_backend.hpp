@@ -50,7 +50,7 @@ public:
 
 /// Reads settings.state / settings.state_memory_mb and configures every StatefulOperator of the
 /// job. Working folders: <checkpoint dir>/work/<node id> when checkpoints are on, else
-/// <temp>/tideline-state-<pid>/<node id>. Returns "" or the reason the job cannot run.
+/// <temp>/tideline-state-<pid>-<job number>/<node id>. Returns "" or the reason the job cannot run.
 std::string configureStateBackends(Runtime &rt,
                                    const std::string &checkpointDir,
                                    const std::function<void(const std::string &)> &log);
