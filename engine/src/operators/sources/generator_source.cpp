@@ -8,6 +8,10 @@
 // "arrival time" base(i) + delay, where delay is uniform in [0, max_delay_ms], plus late_by_ms
 // for a late_fraction of events. A duplicate_fraction of events arrive a second time, 1..1000 ms
 // after the first. Emission follows arrival time, which is what makes the stream disordered.
+//
+// Because make(i) is a pure function of i, the arrival heap holds only (arrival, seq) pairs and
+// the record is built when it is emitted: 16-byte heap entries instead of whole records keep
+// the sift cheap, and a duplicate costs no record copy.
 
 #include "operators/operators.hpp"
 #include "operators/sources/pacer.hpp"
@@ -75,11 +79,11 @@ public:
                 refill();
                 if (m_heap.empty())
                     break;
-                if (m_pacer.bySpeed() && !m_pacer.dueAt(m_heap.top().rec.get("event_time").i))
+                const long long i = static_cast<long long>(m_heap.top().seq / 2);
+                if (m_pacer.bySpeed() && !m_pacer.dueAt(baseTime(i)))
                     return emitted ? Poll::Produced : Poll::Waiting;
-                Record r = std::move(const_cast<Pending &>(m_heap.top()).rec);
                 m_heap.pop();
-                out.emit(0, std::move(r));
+                out.emit(0, make(i));
             }
             ++emitted;
             m_pacer.emitted();
@@ -100,9 +104,11 @@ public:
         auto copy = m_heap;
         w.u64(copy.size());
         while (!copy.empty()) {
+            // The record is written for readers of the state (and older restores); restore
+            // rebuilds it from seq, so it is never read back.
             w.i64(copy.top().arrival);
             w.u64(copy.top().seq);
-            w.record(copy.top().rec);
+            w.record(make(static_cast<long long>(copy.top().seq / 2)));
             copy.pop();
         }
     }
@@ -115,8 +121,9 @@ public:
             Pending p;
             p.arrival = r.i64();
             p.seq = r.u64();
-            r.record(p.rec);
-            m_heap.push(std::move(p));
+            Record ignored; // rebuilt from seq by make() at emission
+            r.record(ignored);
+            m_heap.push(p);
         }
     }
     std::string stateFingerprint() const override
@@ -128,8 +135,7 @@ private:
     struct Pending
     {
         Timestamp arrival;
-        std::uint64_t seq;
-        Record rec;
+        std::uint64_t seq; ///< 2 * event index (+1 for the duplicate copy)
         bool operator>(const Pending &o) const
         {
             return arrival != o.arrival ? arrival > o.arrival : seq > o.seq;
@@ -146,14 +152,15 @@ private:
         std::uint64_t h = mix(m_seed * 0x100000001b3ULL ^ static_cast<std::uint64_t>(i));
         Record r;
         r.reserve(5, 48);
-        r.append("event_id", Value::integer(i + 1));
-        r.append("user_id",
+        r.append(StaticPath("event_id"), Value::integer(i + 1));
+        r.append(StaticPath("user_id"),
                  Value::integer(static_cast<std::int64_t>(h % static_cast<std::uint64_t>(m_keys))));
-        r.append("value", Value::integer(static_cast<std::int64_t>((h >> 32) % 100) + 1));
-        r.append("event_time", Value::integer(baseTime(i)));
+        r.append(StaticPath("value"),
+                 Value::integer(static_cast<std::int64_t>((h >> 32) % 100) + 1));
+        r.append(StaticPath("event_time"), Value::integer(baseTime(i)));
         int part = static_cast<int>(static_cast<std::uint64_t>(i)
                                     % static_cast<std::uint64_t>(m_activePartitions));
-        r.append("partition", Value::integer(part));
+        r.append(StaticPath("partition"), Value::integer(part));
         r.partition = static_cast<std::uint32_t>(part);
         return r;
     }
@@ -173,13 +180,12 @@ private:
                       : 0;
             if (m_lateFraction > 0 && unit(mix(h + 1)) < m_lateFraction)
                 delay += m_lateBy;
-            Record r = make(i);
             Timestamp arrival = baseTime(i) + delay;
             if (m_dupFraction > 0 && unit(mix(h + 2)) < m_dupFraction) {
                 Timestamp later = arrival + 1 + static_cast<Timestamp>(mix(h + 3) % 1000);
-                m_heap.push({later, static_cast<std::uint64_t>(i) * 2 + 1, r});
+                m_heap.push({later, static_cast<std::uint64_t>(i) * 2 + 1});
             }
-            m_heap.push({arrival, static_cast<std::uint64_t>(i) * 2, std::move(r)});
+            m_heap.push({arrival, static_cast<std::uint64_t>(i) * 2});
         }
     }
 
