@@ -16,6 +16,7 @@
 #include "live_views.hpp"
 #include "main_window.hpp"
 #include "pipeline_document.hpp"
+#include "pipeline_folder_copy.hpp"
 
 #include <QComboBox>
 #include <QDir>
@@ -57,22 +58,6 @@ QStringList examplePipelines()
     return out;
 }
 
-bool copyTree(const QString &from, const QString &to)
-{
-    QDir().mkpath(to);
-    QDirIterator it(from, QDir::Files | QDir::NoDotAndDotDot, QDirIterator::Subdirectories);
-    while (it.hasNext()) {
-        const QString src = it.next();
-        const QString rel = QDir(from).relativeFilePath(src);
-        if (rel.startsWith(QLatin1String("out/")) || rel.startsWith(QLatin1String("state/")))
-            continue;
-        QDir().mkpath(QFileInfo(to + '/' + rel).absolutePath());
-        if (!QFile::copy(src, to + '/' + rel))
-            return false;
-    }
-    return true;
-}
-
 /// A window on a copy of the pipeline's folder (runs write their outputs there).
 struct Session
 {
@@ -90,7 +75,7 @@ struct Session
         if (topLevel) {
             QDir().mkpath(dir.path());
             QFile::copy(pipeline, dir.filePath(fi.fileName()));
-        } else if (!copyTree(fi.absolutePath(), dir.path()))
+        } else if (!copyPipelineFolder(fi.absolutePath(), dir.path()))
             return false;
         path = dir.filePath(fi.fileName());
         live = installLiveViews(window);

@@ -18,6 +18,7 @@
 #include "live_views.hpp"
 #include "main_window.hpp"
 #include "pipeline_document.hpp"
+#include "pipeline_folder_copy.hpp"
 
 #include <tideline/observe/metrics.hpp>
 
@@ -120,22 +121,6 @@ QString cell(QTableWidget *t, int row, int col)
 {
     auto *item = t->item(row, col);
     return item ? item->text() : QStringLiteral("<none>");
-}
-
-bool copyTree(const QString &from, const QString &to)
-{
-    QDir().mkpath(to);
-    QDirIterator it(from, QDir::Files | QDir::NoDotAndDotDot, QDirIterator::Subdirectories);
-    while (it.hasNext()) {
-        const QString src = it.next();
-        const QString rel = QDir(from).relativeFilePath(src);
-        if (rel.startsWith(QLatin1String("state/")) || rel.startsWith(QLatin1String("out/")))
-            continue;
-        QDir().mkpath(QFileInfo(to + '/' + rel).absolutePath());
-        if (!QFile::copy(src, to + '/' + rel))
-            return false;
-    }
-    return true;
 }
 
 /// The Kafka mock cluster in its own process (tools/kafka-mock), as the Kafka tests use it.
@@ -398,9 +383,9 @@ void TestLiveInspect::kafkaInspectorAgainstMockCluster()
 void TestLiveInspect::savepointActionAndCheckpointHistory()
 {
     QTemporaryDir dir;
-    QVERIFY(
-        copyTree(QStringLiteral(TIDELINE_SOURCE_DIR "/tests/live/pipelines/checkpointed-sessions"),
-                 dir.path()));
+    QVERIFY(copyPipelineFolder(
+        QStringLiteral(TIDELINE_SOURCE_DIR "/tests/live/pipelines/checkpointed-sessions"),
+        dir.path()));
     MainWindow w;
     auto *liveViews = installLiveViews(w);
     w.resize(1400, 900);
@@ -464,9 +449,9 @@ void TestLiveInspect::savepointActionAndCheckpointHistory()
 void TestLiveInspect::checkpointHistoryShowsFailureCause()
 {
     QTemporaryDir dir;
-    QVERIFY(
-        copyTree(QStringLiteral(TIDELINE_SOURCE_DIR "/tests/live/pipelines/checkpointed-sessions"),
-                 dir.path()));
+    QVERIFY(copyPipelineFolder(
+        QStringLiteral(TIDELINE_SOURCE_DIR "/tests/live/pipelines/checkpointed-sessions"),
+        dir.path()));
     MainWindow w;
     auto *liveViews = installLiveViews(w);
     QVERIFY(w.openPath(dir.filePath(QStringLiteral("pipeline.json"))));
@@ -510,9 +495,9 @@ void TestLiveInspect::checkpointHistoryShowsFailureCause()
 void TestLiveInspect::fittedCanvasKeepsLiveLabelsInside()
 {
     QTemporaryDir dir;
-    QVERIFY(
-        copyTree(QStringLiteral(TIDELINE_SOURCE_DIR "/tests/live/pipelines/checkpointed-sessions"),
-                 dir.path()));
+    QVERIFY(copyPipelineFolder(
+        QStringLiteral(TIDELINE_SOURCE_DIR "/tests/live/pipelines/checkpointed-sessions"),
+        dir.path()));
     MainWindow w;
     auto *liveViews = installLiveViews(w);
     w.resize(1400, 900);
