@@ -92,9 +92,11 @@ PartitionCountHelper::PartitionCountHelper(QWidget *parent)
     m_current->setVisible(false);
     auto *limit = new QLabel(
         tr("<b>Parallelism ≤ partitions.</b> Each partition is read by exactly one consumer of "
-           "a group: consumers beyond the partition count get no partition and sit idle, and "
-           "keyed state moves with its partition. Kafka can add partitions later but not remove "
-           "them, and adding some sends keys to other partitions: leave headroom."),
+           "a group: consumers beyond the partition count get no partition and sit idle. Keyed "
+           "state is correct only when producers partition by the grouping key, and Tideline "
+           "does not yet move it with a partition on a rebalance: size the group so partitions "
+           "stay put. Kafka can add partitions later but not remove them, and adding some sends "
+           "keys to other partitions: leave headroom."),
         this);
     limit->setObjectName(QStringLiteral("helperLimit"));
     limit->setWordWrap(true);
