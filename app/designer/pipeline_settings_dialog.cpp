@@ -48,6 +48,7 @@ PipelineSettingsDialog::PipelineSettingsDialog(const PipelineHeader &header,
     , m_keep(new QSpinBox(this))
     , m_dirHint(hint(this))
     , m_state(new QComboBox(this))
+    , m_memoryMb(new QSpinBox(this))
     , m_stateHint(hint(this))
     , m_delivery(new QComboBox(this))
 {
@@ -121,6 +122,14 @@ PipelineSettingsDialog::PipelineSettingsDialog(const PipelineHeader &header,
                                                         : std::string("memory"))));
     if (m_state->currentIndex() < 0)
         m_state->setCurrentIndex(0);
+    // The engine's default budget is 256 MB per stateful node (pipelines/README.md, settings).
+    m_memoryMb->setObjectName(QStringLiteral("settingsStateMemory"));
+    m_memoryMb->setRange(1, 1024 * 1024);
+    m_memoryMb->setSuffix(tr(" MB"));
+    m_memoryMb->setGroupSeparatorShown(true);
+    m_memoryMb->setValue(s.contains("state_memory_mb") && s["state_memory_mb"].is_number()
+                             ? std::max(1, static_cast<int>(s["state_memory_mb"].get<double>()))
+                             : 256);
     m_delivery->setObjectName(QStringLiteral("settingsDelivery"));
     m_delivery->addItem(tr("at least once"), QStringLiteral("at_least_once"));
     m_delivery->addItem(tr("exactly once"), QStringLiteral("exactly_once"));
@@ -139,6 +148,7 @@ PipelineSettingsDialog::PipelineSettingsDialog(const PipelineHeader &header,
     general->addRow(tr("Description"), m_description);
     auto *other = new QFormLayout;
     other->addRow(tr("State backend"), m_state);
+    other->addRow(tr("Memory per node"), m_memoryMb);
     other->addRow(QString(), m_stateHint);
     other->addRow(tr("Delivery"), m_delivery);
     other->addRow(QString(), deliveryHelp);
@@ -170,11 +180,13 @@ void PipelineSettingsDialog::updateHints()
                                  .arg(QDir::cleanPath(QDir(m_pipelineDir).filePath(dir)))
                            : QString());
     m_dirHint->setVisible(!m_dirHint->text().isEmpty());
+    const bool rocksdb = m_state->currentData().toString() == QLatin1String("rocksdb");
+    m_memoryMb->setEnabled(rocksdb);
     m_stateHint->setText(
-        m_state->currentData().toString() == QLatin1String("rocksdb")
-            ? tr("Checkpoints and savepoints are stored in RocksDB either way; this build keeps "
-                 "keyed state in memory even with rocksdb (the runner logs it).")
-            : tr("Keyed state lives in memory; checkpoints and savepoints go to RocksDB."));
+        rocksdb ? tr("Window state beyond the memory budget spills its coldest keys to a local "
+                     "RocksDB and is read back when needed (slower, but larger than memory). "
+                     "Dedup and join state stay in memory. Checkpoints go to RocksDB either way.")
+                : tr("Keyed state lives in memory; checkpoints and savepoints go to RocksDB."));
 }
 
 PipelineHeader PipelineSettingsDialog::header() const
@@ -203,6 +215,10 @@ PipelineHeader PipelineSettingsDialog::header() const
         s[key] = v;
     };
     setChoice("state", m_state, "memory");
+    // The budget only means something with rocksdb; an existing value is kept either way.
+    if (sstr(m_state->currentData().toString()) == "rocksdb"
+        && (m_memoryMb->value() != 256 || s.contains("state_memory_mb")))
+        s["state_memory_mb"] = std::int64_t(m_memoryMb->value());
     setChoice("delivery", m_delivery, "at_least_once");
     return h;
 }

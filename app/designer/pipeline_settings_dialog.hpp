@@ -1,7 +1,8 @@
 #pragma once
 // Pipeline settings: name, description, checkpoints (interval, folder, how many to keep), state
-// backend and delivery guarantee. Edits a copy; the window applies the result as one undoable
-// SetPipelineSettingsCommand. Keys the dialog does not know are kept as they are.
+// backend (with its memory budget) and delivery guarantee. Edits a copy; the window applies the
+// result as one undoable SetPipelineSettingsCommand. Keys the dialog does not know are kept as they
+// are.
 
 #include "pipeline_document.hpp"
 
@@ -36,6 +37,8 @@ public:
     QLineEdit *dirEdit() const { return m_dir; }
     QSpinBox *keepBox() const { return m_keep; }
     QComboBox *stateBox() const { return m_state; }
+    /// settings.state_memory_mb: the in-memory budget per stateful node with "rocksdb".
+    QSpinBox *memoryBudgetBox() const { return m_memoryMb; }
     QComboBox *deliveryBox() const { return m_delivery; }
 
 private:
@@ -51,6 +54,7 @@ private:
     QSpinBox *m_keep;
     QLabel *m_dirHint;
     QComboBox *m_state;
+    QSpinBox *m_memoryMb;
     QLabel *m_stateHint;
     QComboBox *m_delivery;
 };

@@ -71,7 +71,10 @@ private Q_SLOTS:
             d.intervalBox()->setValue(2500);
             d.dirEdit()->setText(QStringLiteral("state/cpu"));
             d.keepBox()->setValue(5);
+            QVERIFY(!d.memoryBudgetBox()->isEnabled()); // only meaningful with rocksdb
             d.stateBox()->setCurrentIndex(d.stateBox()->findData(QStringLiteral("rocksdb")));
+            QVERIFY(d.memoryBudgetBox()->isEnabled());
+            QCOMPARE(d.memoryBudgetBox()->value(), 256); // the engine's default
         });
         w.action(QStringLiteral("File.Settings"))->trigger();
         const PipelineSpec &spec = w.document().spec();
@@ -114,7 +117,8 @@ private Q_SLOTS:
         QVERIFY(w.document().openText(kPipeline, QString(), &error));
         PipelineHeader h = w.document().header();
         h.settings = Json::parse(R"({"checkpoint":{"interval_ms":750,"dir":"cp","keep":2},
-                                     "state":"rocksdb","delivery":"exactly_once"})");
+                                     "state":"rocksdb","state_memory_mb":64,
+                                     "delivery":"exactly_once"})");
         QVERIFY(w.applyPipelineSettings(h));
         QVERIFY(!w.applyPipelineSettings(h)); // unchanged: no command
         QVERIFY(w.savePath(path));
@@ -130,6 +134,7 @@ private Q_SLOTS:
             QCOMPARE(d.dirEdit()->text(), QStringLiteral("cp"));
             QCOMPARE(d.keepBox()->value(), 2);
             QCOMPARE(d.stateBox()->currentData().toString(), QStringLiteral("rocksdb"));
+            QCOMPARE(d.memoryBudgetBox()->value(), 64);
             QCOMPARE(d.deliveryBox()->currentData().toString(), QStringLiteral("exactly_once"));
         });
         w2.action(QStringLiteral("File.Settings"))->trigger();
