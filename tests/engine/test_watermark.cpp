@@ -153,7 +153,8 @@ private Q_SLOTS:
         // Partitions 0 and 1 were also silent for 150 ms, so all went idle; the next records
         // reactivate 0 and 1 while 2 stays idle.
         job->runFor(4);
-        auto wm = job->snapshot().node("wm");
+        const auto snap = job->snapshot(); // node() points into it: keep it alive
+        auto wm = snap.node("wm");
         QVERIFY(wm->watermark.has_value());
         QVERIFY(wm->inputs[2].idle);
         QVERIFY(!wm->inputs[0].idle && !wm->inputs[1].idle);
