@@ -122,6 +122,8 @@ void PipelineGraphModel::onChanged(const DocumentChange &change)
     case T::EdgeRemoved:
         Q_EMIT connectionRemoved(toConnection(change.edge));
         break;
+    case T::PipelineSettingsChanged:
+        break; // settings are not drawn on the canvas
     }
 }
 

@@ -229,20 +229,20 @@ void WindowTimelineModel::assignSession(const QString &key, qint64 t, std::optio
     QList<QPair<qint64, qint64>> ranges{{t, t + m_gap}};
     QList<WindowKey> merged;
     for (auto it = m_windows.begin(); it != m_windows.end(); ++it) {
-        const TimelineWindow &w = it.value();
-        if (w.key != key || w.state != TimelineWindow::Open)
+        const TimelineWindow &open = it.value();
+        if (open.key != key || open.state != TimelineWindow::Open)
             continue;
-        if (w.start <= end && start <= w.end) {
+        if (open.start <= end && start <= open.end) {
             merged.push_back(it.key());
         }
     }
     for (const WindowKey &k : merged) {
-        TimelineWindow w = m_windows.take(k);
-        start = std::min(start, w.start);
-        end = std::max(end, w.end);
-        records += w.records;
-        parts += w.parts;
-        ranges += w.partRanges;
+        TimelineWindow part = m_windows.take(k);
+        start = std::min(start, part.start);
+        end = std::max(end, part.end);
+        records += part.records;
+        parts += part.parts;
+        ranges += part.partRanges;
     }
     // A merge may make it touch further sessions; they were already merged with each other
     // when they touched, so one pass suffices for sessions the engine keeps disjoint.
