@@ -263,8 +263,10 @@ private slots:
         QCOMPARE(snap.lastCheckpoint->status, std::string("completed"));
         QVERIFY(snap.lastCheckpoint->bytes > 0);
         QVERIFY(snap.checkpointHistory.size() >= 3);
-        for (const auto &c : snap.checkpointHistory)
+        for (const auto &c : snap.checkpointHistory) {
             QCOMPARE(c.status, std::string("completed"));
+            QCOMPARE(c.kind, std::string("checkpoint"));
+        }
         job.reset();
         compareOutputs(collect(h.dir()), m_ref);
         // Retention: `keep` (3) complete checkpoints remain, no partial folders.
@@ -497,6 +499,7 @@ private slots:
             QCOMPARE(outcome.load(), 1);
             QVERIFY(fs::exists(sp + "/manifest.json"));
             QVERIFY(job->snapshot().lastCheckpoint.has_value());
+            QCOMPARE(job->snapshot().lastCheckpoint->kind, std::string("savepoint"));
         }
         // Same graph: exact continuation.
         {

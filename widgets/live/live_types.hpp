@@ -53,8 +53,7 @@ struct CheckpointFigures
     qint64 bytes = 0;
     qint64 timeMs = 0;
     QString failureCause;
-    /// checkpoint | savepoint. The engine's CheckpointInfo has no kind: the designer marks the
-    /// savepoints it requested itself.
+    /// checkpoint | savepoint (the engine's CheckpointInfo::kind).
     QString kind = QStringLiteral("checkpoint");
 };
 

@@ -15,7 +15,7 @@ QString q(const std::string &s)
 }
 L::CheckpointFigures toLive(const observe::CheckpointInfo &c)
 {
-    return {c.id, q(c.status), c.durationMs, c.bytes, c.timeMs, q(c.failureCause)};
+    return {c.id, q(c.status), c.durationMs, c.bytes, c.timeMs, q(c.failureCause), q(c.kind)};
 }
 } // namespace
 

@@ -69,7 +69,6 @@ bool EngineBridge::start(const PipelineSpec &spec,
     m_checkpoints = m_spec.settings.is_object() && m_spec.settings.contains("checkpoint");
     m_failure.clear();
     m_frames = 0;
-    m_savepointIds.clear();
     {
         std::lock_guard lock(m_mutex);
         m_running = false;
@@ -272,22 +271,12 @@ bool EngineBridge::requestSavepoint(const QString &dir)
 {
     if (!m_job || m_workerDone)
         return false;
-    QThread *ui = thread();
-    m_job->requestSavepoint(dir.toStdString(), [this, ui, dir](bool ok, const std::string &msg) {
-        // On the loop thread the savepoint has just been recorded as the newest history entry
-        // (ok or failed); remember its id so the history can label it. Called on the UI thread
-        // only when it was refused outright (job ended) or the job is being destroyed.
-        qint64 id = -1;
-        if (QThread::currentThread() != ui && m_job) {
-            const auto snap = m_job->snapshot();
-            if (snap.lastCheckpoint)
-                id = snap.lastCheckpoint->id;
-        }
+    m_job->requestSavepoint(dir.toStdString(), [this, dir](bool ok, const std::string &msg) {
+        // Runs on the loop thread, or on the UI thread when the request was refused outright
+        // (job ended) or the job is being destroyed; the history labels savepoints itself.
         QMetaObject::invokeMethod(
             this,
-            [this, ok, id, dir, message = QString::fromStdString(msg)] {
-                if (id >= 0)
-                    m_savepointIds.insert(id);
+            [this, ok, dir, message = QString::fromStdString(msg)] {
                 Q_EMIT savepointFinished(ok, message, dir);
             },
             Qt::QueuedConnection);
@@ -339,14 +328,6 @@ void EngineBridge::poll()
         // The final snapshot is published before the worker reports done: take it now.
         m_snapshot = toLive(m_job->snapshot());
     }
-    auto markSavepoints = [this](L::CheckpointFigures &c) {
-        if (m_savepointIds.contains(c.id))
-            c.kind = QStringLiteral("savepoint");
-    };
-    for (auto &c : m_snapshot.checkpointHistory)
-        markSavepoints(c);
-    if (m_snapshot.lastCheckpoint)
-        markSavepoints(*m_snapshot.lastCheckpoint);
     m_snapshot.state = QString::fromLatin1(
         QMetaEnum::fromType<State>().valueToKey(static_cast<int>(done ? ws : m_state)));
     ++m_frames;

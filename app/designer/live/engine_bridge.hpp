@@ -111,9 +111,6 @@ private:
     bool m_checkpoints = false;
     QString m_failure;
     qint64 m_frames = 0;
-    /// Checkpoint ids that are savepoints this bridge requested (the engine's history does not
-    /// say which entries are savepoints).
-    QSet<qint64> m_savepointIds;
     int m_queueLimit = 200000;
 
     // --- shared with the worker (m_mutex) ---

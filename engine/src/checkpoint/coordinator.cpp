@@ -654,6 +654,7 @@ std::string Coordinator::complete(Pending &p)
     const std::string what = (savepoint ? "savepoint " : "checkpoint ") + std::to_string(id);
     observe::CheckpointInfo info;
     info.id = id;
+    info.kind = savepoint ? "savepoint" : "checkpoint";
     info.timeMs = m_rt.clock().nowMs();
     info.durationMs = (p.t1 ? p.t1 : steadyMs()) - p.t0;
     if (!p.error.empty()) {

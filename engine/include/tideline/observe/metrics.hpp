@@ -15,12 +15,12 @@ namespace tideline::observe {
 /// Watermark of one input or source partition, for "why is the watermark here?".
 struct InputWatermark
 {
-    std::string name;                  ///< "in", "left", "right" or "partition 3".
+    std::string name;                      ///< "in", "left", "right" or "partition 3".
     std::optional<std::int64_t> watermark; ///< nullopt = -inf.
     bool idle = false;
-    std::int64_t idleSinceMs = 0;       ///< Processing time at which it went idle.
-    std::int64_t lastActivityMs = 0;    ///< Processing time of its last record.
-    std::int64_t lag = 0;               ///< Records behind (Kafka), 0 otherwise.
+    std::int64_t idleSinceMs = 0;    ///< Processing time at which it went idle.
+    std::int64_t lastActivityMs = 0; ///< Processing time of its last record.
+    std::int64_t lag = 0;            ///< Records behind (Kafka), 0 otherwise.
 };
 
 struct NodeMetrics
@@ -32,38 +32,39 @@ struct NodeMetrics
     std::int64_t late = 0;
     std::int64_t errors = 0;
     std::int64_t duplicatesDropped = 0;
-    std::optional<std::int64_t> watermark;     ///< nullopt = -inf; INT64_MAX = ended.
-    std::optional<std::int64_t> maxEventTime;  ///< Largest event time seen (nullopt = none).
+    std::optional<std::int64_t> watermark;    ///< nullopt = -inf; INT64_MAX = ended.
+    std::optional<std::int64_t> maxEventTime; ///< Largest event time seen (nullopt = none).
     std::int64_t stateEntries = 0;
     std::int64_t stateBytes = 0;
     std::int64_t openWindows = 0;
-    std::uint64_t checksum = 0;           ///< sink.discard: order-independent checksum of rows
-    std::vector<InputWatermark> inputs;   ///< Per input / partition watermark detail.
+    std::uint64_t checksum = 0;         ///< sink.discard: order-independent checksum of rows
+    std::vector<InputWatermark> inputs; ///< Per input / partition watermark detail.
 };
 
 struct CheckpointInfo
 {
     std::int64_t id = 0;
-    std::string status;        ///< "completed", "failed", "in_progress" or "" (none yet).
+    std::string status; ///< "completed", "failed", "in_progress" or "" (none yet).
     std::int64_t durationMs = 0;
     std::int64_t bytes = 0;
-    std::int64_t timeMs = 0;   ///< Processing time at which it finished.
-    std::string failureCause;  ///< Set when status == "failed".
+    std::int64_t timeMs = 0;         ///< Processing time at which it finished.
+    std::string failureCause;        ///< Set when status == "failed".
+    std::string kind = "checkpoint"; ///< "checkpoint" (periodic or final) or "savepoint".
 };
 
 enum class JobState { Created, Running, Paused, Finished, Failed, Stopped };
 
 struct MetricsSnapshot
 {
-    std::int64_t takenAtMs = 0;       ///< Processing time of the snapshot.
+    std::int64_t takenAtMs = 0; ///< Processing time of the snapshot.
     std::int64_t startedAtMs = 0;
     JobState state = JobState::Created;
-    std::int64_t recordsRead = 0;     ///< Records taken from all sources.
-    double eventsPerSecond = 0;       ///< Source records per second of processing time.
-    std::vector<NodeMetrics> nodes;   ///< In the pipeline file's node order.
+    std::int64_t recordsRead = 0;   ///< Records taken from all sources.
+    double eventsPerSecond = 0;     ///< Source records per second of processing time.
+    std::vector<NodeMetrics> nodes; ///< In the pipeline file's node order.
     std::optional<CheckpointInfo> lastCheckpoint;
     std::vector<CheckpointInfo> checkpointHistory; ///< Newest last, bounded.
-    std::string failure;              ///< Set when state == Failed.
+    std::string failure;                           ///< Set when state == Failed.
 
     const NodeMetrics *node(const std::string &id) const
     {
