@@ -51,21 +51,15 @@ Json tumblingCount(std::int64_t sizeMs)
             {"aggregates", Json::array({{{"op", "count"}, {"as", "n"}}})}};
 }
 
-/// Is this kind implemented in this build? (validate() says "not available" otherwise)
-bool kindAvailable(const std::string &kind, const Json &params)
+/// The measured tail of the window benchmarks: `from` -> watermark -> tumbling count -> discard.
+void addWindowTail(PipelineSpec &s, const std::string &from, std::int64_t sizeMs)
 {
-    PipelineSpec s;
-    addNode(s, "g", "source.generator", generatorParams(1, 1, 1000, 1));
     addNode(s, "wm", "watermark", watermarkParams("event_time", 0));
-    addNode(s, "x", kind, params);
+    addNode(s, "win", "window", tumblingCount(sizeMs));
     addNode(s, "out", "sink.discard", Json::object());
-    addEdge(s, "g.out", "wm.in");
-    addEdge(s, "wm.out", "x.in");
-    addEdge(s, "x.out", "out.in");
-    for (const auto &d : validate(s))
-        if (d.isError() && d.message.find("not available") != std::string::npos)
-            return false;
-    return true;
+    addEdge(s, from, "wm.in");
+    addEdge(s, "wm.out", "win.in");
+    addEdge(s, "win.out", "out.in");
 }
 
 int runRepeated(const Options &o,
@@ -133,38 +127,21 @@ std::string densityJson(double rate)
 int generatorWindow(const Options &o)
 {
     std::int64_t n = o.events > 0 ? o.events : 10000000;
-    bool haveWindow = kindAvailable("window", tumblingCount(o.sizeMs));
     auto build = [&] {
         PipelineSpec s;
         s.name = "bench-generator-window";
         addNode(s, "gen", "source.generator", generatorParams(n, o.keys, o.rate, 7));
-        addNode(s, "wm", "watermark", watermarkParams("event_time", 0));
-        if (haveWindow)
-            addNode(s, "win", "window", tumblingCount(o.sizeMs));
-        addNode(s, "out", "sink.discard", Json::object());
-        addEdge(s, "gen.out", "wm.in");
-        if (haveWindow) {
-            addEdge(s, "wm.out", "win.in");
-            addEdge(s, "win.out", "out.in");
-        } else {
-            addEdge(s, "wm.out", "out.in");
-        }
+        addWindowTail(s, "gen.out", o.sizeMs);
         return s;
     };
     char desc[400];
     std::snprintf(
         desc, sizeof desc,
         "source.generator(count=%lld, keys=%lld, rate_per_s=%.0f) -> watermark(event_time, "
-        "0 ms) -> %s -> sink.discard",
+        "0 ms) -> window(tumbling %lld ms, count by user_id) -> sink.discard",
         static_cast<long long>(n), static_cast<long long>(o.keys), o.rate,
-        haveWindow
-            ? ("window(tumbling " + std::to_string(o.sizeMs) + " ms, count by user_id)").c_str()
-            : "[window kind NOT available in this build: no window stage]");
-    if (!haveWindow)
-        std::printf("NOTE: the `window` kind is not registered yet; measuring generator -> "
-                    "watermark -> discard only.\n");
-    return runRepeated(o, haveWindow ? "generator-window" : "generator-watermark-discard", desc,
-                       build, ".", densityJson(o.rate));
+        static_cast<long long>(o.sizeMs));
+    return runRepeated(o, "generator-window", desc, build, ".", densityJson(o.rate));
 }
 
 int fileWindow(const Options &o)
@@ -186,31 +163,17 @@ int fileWindow(const Options &o)
     }
     std::printf("wrote %lld lines (%.1f MiB) to %s (not timed)\n", static_cast<long long>(n),
                 double(fs::file_size(file)) / 1048576.0, file.c_str());
-    bool haveWindow = kindAvailable("window", tumblingCount(o.sizeMs));
     auto build = [&] {
         PipelineSpec s;
         s.name = "bench-file-window";
         addNode(s, "src", "source.file", {{"path", file}, {"format", "jsonl"}});
-        addNode(s, "wm", "watermark", watermarkParams("event_time", 0));
-        if (haveWindow)
-            addNode(s, "win", "window", tumblingCount(o.sizeMs));
-        addNode(s, "out", "sink.discard", Json::object());
-        addEdge(s, "src.out", "wm.in");
-        if (haveWindow) {
-            addEdge(s, "wm.out", "win.in");
-            addEdge(s, "win.out", "out.in");
-        } else {
-            addEdge(s, "wm.out", "out.in");
-        }
+        addWindowTail(s, "src.out", o.sizeMs);
         return s;
     };
-    std::string desc
-        = "source.file(jsonl, " + std::to_string(n) + " lines) -> watermark(event_time) -> "
-          + (haveWindow ? "window(tumbling " + std::to_string(o.sizeMs) + " ms, count by user_id)"
-                        : std::string("[window kind NOT available: no window stage]"))
-          + " -> sink.discard";
-    return runRepeated(o, haveWindow ? "file-window" : "file-watermark-discard", desc, build, ".",
-                       densityJson(o.rate));
+    std::string desc = "source.file(jsonl, " + std::to_string(n)
+                       + " lines) -> watermark(event_time) -> window(tumbling "
+                       + std::to_string(o.sizeMs) + " ms, count by user_id) -> sink.discard";
+    return runRepeated(o, "file-window", desc, build, ".", densityJson(o.rate));
 }
 
 int generatorDedup(const Options &o)
