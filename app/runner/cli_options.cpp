@@ -22,6 +22,9 @@ Options:
   --metrics-interval MS   metrics interval (default 1000)
   --fresh                 discard existing checkpoints and start from the beginning
   --checkpoint-dir DIR    override settings.checkpoint.dir
+  --member NAME           this process's name in a Kafka consumer group (default
+                          "default"); members share the checkpoint dir, each checkpoints
+                          under members/NAME/ and partitions' state moves between them
   --savepoint DIR         when the run stops, write a savepoint to DIR
   --restore DIR           start from the savepoint or checkpoint in DIR
   --reset-state NODE      discard restored state of NODE (repeatable)
@@ -72,6 +75,9 @@ std::string parseCli(int argc, char **argv, CliOptions &out)
         } else if (a == "--checkpoint-dir") {
             if (!value(out.checkpointDir))
                 return "--checkpoint-dir needs a folder";
+        } else if (a == "--member") {
+            if (!value(out.member))
+                return "--member needs a name";
         } else if (a == "--savepoint") {
             if (!value(out.savepointDir))
                 return "--savepoint needs a folder";

@@ -18,11 +18,12 @@ struct CliOptions
     std::int64_t metricsIntervalMs = 1000;
     bool fresh = false;
     std::string checkpointDir;
+    std::string member = "default";
     std::vector<std::string> resetState;
-    std::string savepointDir;   ///< take a savepoint there when the run stops
-    std::string restoreFrom;    ///< start from this savepoint/checkpoint folder
-    std::string dumpTable;      ///< print a sink.upsert table as JSON lines and exit
-    std::string metricsListen;  ///< host:port for Prometheus metrics
+    std::string savepointDir;  ///< take a savepoint there when the run stops
+    std::string restoreFrom;   ///< start from this savepoint/checkpoint folder
+    std::string dumpTable;     ///< print a sink.upsert table as JSON lines and exit
+    std::string metricsListen; ///< host:port for Prometheus metrics
     std::string logFormat = "text";
 };
 

@@ -107,6 +107,7 @@ int main(int argc, char **argv)
     jo.metricsIntervalMs = opt.metricsIntervalMs;
     jo.fresh = opt.fresh;
     jo.checkpointDirOverride = opt.checkpointDir;
+    jo.member = opt.member;
     jo.resetState = opt.resetState;
     jo.restoreFrom = opt.restoreFrom;
     jo.savepointOnStop = opt.savepointDir;

@@ -108,6 +108,8 @@ Coordinator::~Coordinator()
     // A job dropped mid-run: let the writer finish (it only touches its own Pending).
     if (m_pending && m_pending->thread.joinable())
         m_pending->thread.join();
+    if (m_lockFd >= 0)
+        ::close(m_lockFd); // releases the member lock
     std::vector<std::pair<std::string, SavepointDone>> pending;
     {
         std::lock_guard lock(m_requestMutex);
@@ -156,6 +158,11 @@ std::string Coordinator::init()
 {
     const JobOptions &opt = m_rt.options();
     m_settings = resolveSettings(m_rt.spec(), opt);
+    // A consumer group's members share the checkpoint dir: each checkpoints under its own
+    // members/<member>/ and hands partitions over through tasks/ (task_pointer.hpp).
+    if (m_rt.hasPartitionTasks() && m_settings.enabled)
+        if (std::string err = enterMemberDir(); !err.empty())
+            return err;
     // settings.state: before any restore, so that restored state already respects the budget.
     if (std::string err = state::configureStateBackends(
             m_rt, m_settings.enabled ? m_settings.dir : std::string(), m_rt.options().log);
@@ -179,6 +186,11 @@ std::string Coordinator::init()
             discardAll(m_settings.dir);
             m_nextId = 1;
         }
+        if (opt.fresh && !m_sharedDir.empty())
+            if (int n = removeAllTaskPointers(m_sharedDir); n > 0)
+                log("--fresh: discarding the group's " + std::to_string(n)
+                    + " partition state pointer(s) in " + join(m_sharedDir, "tasks")
+                    + " (partitions start from the group's committed offsets, or `start`)");
     }
 
     std::string error;
@@ -322,13 +334,27 @@ std::string Coordinator::apply(const Manifest &m,
     auto isReset = [&](const std::string &id) {
         return std::find(reset.begin(), reset.end(), id) != reset.end();
     };
-    enum class St { Restored, New, Reset, Incompatible };
+    enum class St { Restored, New, Reset, Incompatible, Skip };
     std::vector<St> status(nodes.size(), St::New);
     std::vector<std::string> lines, incompatible;
-    int restored = 0;
+    int restored = 0, considered = 0;
+    m_preferStash = verbose; // an explicit --restore wins over the group's pointers
     for (std::size_t i = 0; i < nodes.size(); ++i) {
         auto &node = nodes[i];
-        const std::string &id = node.spec->id;
+        if (node.isTemplate) {
+            status[i] = St::Skip;
+            continue;
+        }
+        if (node.taskPartition >= 0) {
+            // A partition task's state is restored when the partition is assigned here.
+            status[i] = St::Skip;
+            if (const NodeEntry *e = m.node(node.id))
+                m_stash[{node.section, node.taskPartition}][node.id]
+                    = StashedNode{*e, std::move(blobs[node.id])};
+            continue;
+        }
+        ++considered;
+        const std::string &id = node.id;
         const NodeEntry *e = m.node(id);
         std::string fp = node.op->stateFingerprint();
         if (!e) {
@@ -359,13 +385,16 @@ std::string Coordinator::apply(const Manifest &m,
         }
     }
     for (const auto &e : m.nodes)
-        if (m_rt.spec().nodeIndex(e.id) < 0)
+        if (m_rt.spec().nodeIndex(e.id) < 0 && e.id.find('#') == std::string::npos)
             lines.push_back(
                 "node `" + e.id + "` (" + e.kind
                 + "): in the saved state but not in the pipeline; its state is ignored");
 
     log("restoring from " + origin + ": " + std::to_string(restored) + " of "
-        + std::to_string(nodes.size()) + " node(s) restored");
+        + std::to_string(considered) + " node(s) restored"
+        + (m_stash.empty() ? std::string()
+                           : "; the state of " + std::to_string(m_stash.size())
+                                 + " partition task(s) is restored when partitions are assigned"));
     for (const auto &l : lines)
         log("  " + l);
     if (!incompatible.empty()) {
@@ -384,17 +413,17 @@ std::string Coordinator::apply(const Manifest &m,
         if (status[i] != St::Restored)
             continue;
         auto &node = nodes[i];
-        const std::string &blob = blobs[node.spec->id];
+        const std::string &blob = blobs[node.id];
         if (blob.empty())
             continue;
         try {
             StateReader r(blob);
             node.op->restoreState(r);
             if (r.failed())
-                return "cannot restore from " + origin + ": the state of node `" + node.spec->id
+                return "cannot restore from " + origin + ": the state of node `" + node.id
                        + "` is shorter than its operator expects (written by another version?)";
         } catch (const std::exception &e) {
-            return "cannot restore from " + origin + ": node `" + node.spec->id + "`: " + e.what();
+            return "cannot restore from " + origin + ": node `" + node.id + "`: " + e.what();
         }
     }
     // Runtime state: watermarks, idleness, figures.
@@ -402,7 +431,7 @@ std::string Coordinator::apply(const Manifest &m,
         if (status[i] != St::Restored)
             continue;
         auto &node = nodes[i];
-        const NodeEntry *e = m.node(node.spec->id);
+        const NodeEntry *e = m.node(node.id);
         node.outW = e->outW;
         node.combinedIn = e->combinedIn;
         node.outIdle = e->outIdle;
@@ -424,7 +453,8 @@ std::string Coordinator::apply(const Manifest &m,
     // New and reset nodes learn the current watermark now (in topological order, so what they
     // forward reaches the nodes after them).
     for (int v : m_rt.topoOrder())
-        if (status[static_cast<std::size_t>(v)] != St::Restored)
+        if (status[static_cast<std::size_t>(v)] != St::Restored
+            && status[static_cast<std::size_t>(v)] != St::Skip)
             m_rt.primeWatermark(v);
     m_rt.setRecordsRead(m.recordsRead);
     m_nextId = std::max(m_nextId, m.id + 1);
@@ -537,10 +567,17 @@ bool Coordinator::snapshot(Pending &p, const std::string &endStatus)
     m.recordsRead = m_rt.recordsRead();
     m.stateDir = savepoint ? "state" : checkpointStateDirName(m.id);
     auto &nodes = m_rt.nodes();
-    p.blobs.resize(nodes.size());
-    m.nodes.resize(nodes.size());
+    auto &tasks = m_rt.tasks();
+    p.blobs.clear();
+    m.nodes.clear();
+    p.nodeOf.clear();
     for (int v : m_rt.topoOrder()) {
         auto &node = nodes[static_cast<std::size_t>(v)];
+        // A partition task's instances are saved only while this member owns the partition.
+        if (node.taskPartition >= 0
+            && !tasks[static_cast<std::size_t>(node.section)]
+                    .owned[static_cast<std::size_t>(node.taskPartition)])
+            continue;
         // A recycled buffer: large state is serialised into memory that is already mapped.
         std::string reuse;
         if (static_cast<std::size_t>(v) < m_spare.size())
@@ -549,21 +586,25 @@ bool Coordinator::snapshot(Pending &p, const std::string &endStatus)
         try {
             node.op->snapshotState(*w);
         } catch (const std::exception &e) {
-            p.error = "node `" + node.spec->id + "`: " + e.what();
+            p.error = "node `" + node.id + "`: " + e.what();
             p.cause = causeFromMessage(e.what());
             return false;
         }
-        NodeEntry &e = m.nodes[static_cast<std::size_t>(v)];
-        NodeBlob &b = p.blobs[static_cast<std::size_t>(v)];
-        b.nodeId = node.spec->id;
+        const std::size_t k = p.blobs.size();
+        p.blobs.emplace_back();
+        m.nodes.emplace_back();
+        p.nodeOf.push_back(v);
+        NodeEntry &e = m.nodes[k];
+        NodeBlob &b = p.blobs[k];
+        b.nodeId = node.id;
         if (w->hasDeferred()) {
             // Finished by persist() (spilled keys read through a RocksDB snapshot).
-            p.deferred.resize(nodes.size());
-            p.deferred[static_cast<std::size_t>(v)] = std::move(w);
+            p.deferred.resize(k + 1);
+            p.deferred[k] = std::move(w);
         } else {
             b.data = w->take();
         }
-        e.id = node.spec->id;
+        e.id = node.id;
         e.kind = node.spec->kind;
         e.fingerprint = node.op->stateFingerprint();
         e.outW = node.outW;
@@ -574,6 +615,31 @@ bool Coordinator::snapshot(Pending &p, const std::string &endStatus)
         e.recordsOut = node.metrics.recordsOut;
         e.late = node.metrics.late;
         e.errors = node.metrics.errors;
+    }
+    // Partition tasks: a pointer per owned partition, written once the manifest is durable.
+    if (!savepoint && !m_sharedDir.empty()) {
+        p.sharedDir = m_sharedDir;
+        const std::string manifestRel
+            = fs::path(m_settings.dir).lexically_relative(m_sharedDir).string() + "/"
+              + checkpointManifestName(m.id);
+        for (const auto &section : tasks) {
+            const auto &src = nodes[static_cast<std::size_t>(section.source)];
+            const auto positions = src.source->taskPositions();
+            for (int part = 0; part < section.partitions; ++part) {
+                auto pos = positions.find(part);
+                if (!section.owned[static_cast<std::size_t>(part)] || pos == positions.end())
+                    continue;
+                TaskPointer tp;
+                tp.source = src.id;
+                tp.partition = part;
+                tp.member = m_rt.options().member;
+                tp.checkpoint = m.id;
+                tp.manifest = manifestRel;
+                tp.offset = pos->second;
+                tp.writtenMs = m.createdMs;
+                p.pointers.push_back(std::move(tp));
+            }
+        }
     }
     return true;
 }
@@ -632,6 +698,12 @@ void Coordinator::persist(Pending &p)
         return failed(e, err ? causeFromErrno(err) : causeFromMessage(e));
     }
     crashPoint("after_manifest");
+    for (const auto &tp : p.pointers)
+        if (std::string e = writeTaskPointer(p.sharedDir, tp); !e.empty())
+            return failed("checkpoint " + std::to_string(m.id)
+                              + " is durable but its pointer for partition "
+                              + std::to_string(tp.partition) + " is not: " + e,
+                          causeFromMessage(e));
     p.bytes = treeBytes(p.stateDir) + text.size();
     p.t1 = steadyMs();
 }
@@ -639,10 +711,10 @@ void Coordinator::persist(Pending &p)
 void Coordinator::recycle(Pending &p)
 {
     // Keep the large buffers for the next checkpoint (small ones are not worth holding).
-    m_spare.resize(p.blobs.size());
-    for (std::size_t i = 0; i < p.blobs.size(); ++i)
+    m_spare.resize(m_rt.nodes().size());
+    for (std::size_t i = 0; i < p.blobs.size() && i < p.nodeOf.size(); ++i)
         if (p.blobs[i].data.capacity() >= kRecycleBytes)
-            m_spare[i] = std::move(p.blobs[i].data);
+            m_spare[static_cast<std::size_t>(p.nodeOf[i])] = std::move(p.blobs[i].data);
     p.blobs.clear();
 }
 
@@ -673,8 +745,7 @@ std::string Coordinator::complete(Pending &p)
         try {
             node.op->notifyCheckpointComplete(id);
         } catch (const std::exception &e) {
-            log(what + " is complete but node `" + node.spec->id
-                + "` failed to commit: " + e.what());
+            log(what + " is complete but node `" + node.id + "` failed to commit: " + e.what());
         }
         if (node.kind->isSink && !sinkSeen) {
             sinkSeen = true;
@@ -707,6 +778,17 @@ void Coordinator::deleteOldCheckpoints(std::int64_t newest)
         } else if (c.id < newest) {
             drop.push_back(c.id); // abandoned by a crash: never completed
         }
+    }
+    if (!drop.empty() && !m_sharedDir.empty()) {
+        // Never delete a checkpoint that a partition's pointer still names: the partition's
+        // next owner restores from it.
+        std::set<std::int64_t> named;
+        for (const auto &tp : readAllTaskPointers(m_sharedDir))
+            if (tp.member == m_rt.options().member)
+                named.insert(tp.checkpoint);
+        drop.erase(std::remove_if(drop.begin(), drop.end(),
+                                  [&](std::int64_t id) { return named.count(id) > 0; }),
+                   drop.end());
     }
     if (drop.empty())
         return;

@@ -15,6 +15,7 @@
 
 #include "checkpoint/manifest.hpp"
 #include "checkpoint/state_db.hpp"
+#include "checkpoint/task_pointer.hpp"
 
 #include <tideline/engine/job.hpp>
 #include <tideline/engine/state_io.hpp>
@@ -64,6 +65,15 @@ public:
 
     const Settings &settings() const { return m_settings; }
 
+    // --- Partition tasks (task_handover.cpp; runtime/partition_tasks.cpp calls these) ---
+    /// Restores partition `p`'s instances: from the newest task pointer (any member's), else
+    /// from this member's own restored checkpoint, else empty. Returns the offset to resume at
+    /// (-1: the source decides). Throws when saved state exists but cannot be used.
+    std::int64_t adoptPartition(int section, int p);
+    /// Takes a synchronous checkpoint that still includes the leaving partitions (and writes
+    /// their pointers). Its id, or -1 (checkpoints off, or it failed: logged).
+    std::int64_t handOver(int section, const std::vector<int> &partitions);
+
 private:
     enum class Kind { Checkpoint, Savepoint };
     struct Pending
@@ -75,6 +85,10 @@ private:
         std::vector<NodeBlob> blobs;
         /// Per node, a writer with deferred parts that persist() runs first (else empty).
         std::vector<std::unique_ptr<StateWriter>> deferred;
+        std::vector<int> nodeOf; ///< per blob: the runtime node it came from
+        /// Partition tasks: pointers to write once the manifest is durable.
+        std::string sharedDir;
+        std::vector<TaskPointer> pointers;
         // Written by persist():
         std::string error, cause;
         std::string manifestPath, stateDir;
@@ -122,6 +136,20 @@ private:
                       const std::string &origin,
                       bool verbose);
     void discardAll(const std::string &dir);
+    /// Partition tasks: members/<member>/ under the shared dir, locked. "" or error.
+    std::string enterMemberDir();
+    struct StashedNode
+    {
+        NodeEntry entry;
+        std::string blob;
+    };
+    /// Restores partition p's instances from saved entries (by instance id). "" or error.
+    std::string restoreInstances(int section,
+                                 int p,
+                                 std::map<std::string, StashedNode> &saved,
+                                 const std::string &origin);
+    /// Empties partition p's instances.
+    void resetInstances(int section, int p);
     void log(const std::string &line) const;
     void record(const observe::CheckpointInfo &info);
 
@@ -138,6 +166,14 @@ private:
     std::mutex m_requestMutex;
     std::vector<std::pair<std::string, SavepointDone>> m_requests;
     std::atomic<bool> m_ended{false};
+
+    // Partition tasks.
+    std::string m_sharedDir; ///< the group's shared checkpoint dir ("" = not in tasks mode)
+    int m_lockFd = -1;       ///< flock on members/<member>/LOCK
+    bool m_preferStash = false;
+    /// Instances' state from this member's restored checkpoint (or --restore), per
+    /// (section, partition), used when the partition is assigned and no pointer is newer.
+    std::map<std::pair<int, int>, std::map<std::string, StashedNode>> m_stash;
 };
 
 std::string checkpointStateDirName(std::int64_t id);

@@ -15,19 +15,34 @@ namespace tideline {
 
 // --- Output: thin forwarding to the runtime (kept inline-cheap) ---
 
-void Output::emit(int port, Record &&record) { m_rt->emit(m_node, port, std::move(record)); }
+void Output::emit(int port, Record &&record)
+{
+    m_rt->emit(m_node, port, std::move(record));
+}
 void Output::emitLate(std::string_view reason, Record &&record, Timestamp watermark)
 {
     m_rt->emitWrapped(m_node, PortRole::Late, reason, std::move(record), watermark, {}, {});
 }
-void Output::emitError(std::string_view reason, Record &&record, Timestamp watermark,
-                       std::string_view raw, std::string_view where)
+void Output::emitError(std::string_view reason,
+                       Record &&record,
+                       Timestamp watermark,
+                       std::string_view raw,
+                       std::string_view where)
 {
     m_rt->emitWrapped(m_node, PortRole::Errors, reason, std::move(record), watermark, raw, where);
 }
-void Output::emitWatermark(Timestamp w) { m_rt->emitWatermark(m_node, w); }
-void Output::emitIdle(bool idle) { m_rt->emitIdle(m_node, idle); }
-bool Output::connected(int port) const { return m_rt->connected(m_node, port); }
+void Output::emitWatermark(Timestamp w)
+{
+    m_rt->emitWatermark(m_node, w);
+}
+void Output::emitIdle(bool idle)
+{
+    m_rt->emitIdle(m_node, idle);
+}
+bool Output::connected(int port) const
+{
+    return m_rt->connected(m_node, port);
+}
 
 // --- OperatorContext ---
 
@@ -86,7 +101,8 @@ Runtime::Runtime(const PipelineSpec &spec, JobOptions options)
     : m_spec(spec)
     , m_options(std::move(options))
     , m_clock(m_options.clock ? m_options.clock : &SystemClock::instance())
-{}
+{
+}
 
 Runtime::~Runtime() = default;
 
@@ -115,6 +131,8 @@ std::string Runtime::compile()
     for (std::size_t i = 0; i < n; ++i) {
         Node &node = m_nodes[i];
         node.spec = &m_spec.nodes[i];
+        node.id = node.spec->id;
+        node.logical = static_cast<int>(i);
         node.kind = findNodeKind(node.spec->kind);
         if (!node.kind)
             return "node `" + node.spec->id + "`: unknown kind `" + node.spec->kind + "`";
@@ -129,72 +147,146 @@ std::string Runtime::compile()
         node.metrics.node = node.spec->id;
         node.metrics.kind = node.spec->kind;
     }
+    std::vector<ResolvedEdge> edges;
+    if (std::string err = resolveEdges(edges); !err.empty())
+        return err;
+    for (const auto &e : edges)
+        addEdge(e.from, e.fromPort, e.to, e.toPort, -1);
+    if (std::string err = computeOrder(); !err.empty())
+        return err;
+    // Sources first: they tell how many partitions they have and whether partitions are
+    // tasks, which decides the shape of the rest of the graph.
+    for (int v : m_order)
+        if (m_nodes[static_cast<std::size_t>(v)].kind->isSource)
+            if (std::string err = makeOperator(v); !err.empty())
+                return err;
+    if (std::string err = expandPartitionTasks(edges); !err.empty())
+        return err;
+    for (int v : m_order)
+        if (!m_nodes[static_cast<std::size_t>(v)].op)
+            if (std::string err = makeOperator(v); !err.empty())
+                return err;
+    for (std::size_t s = 0; s < m_tasks.size(); ++s)
+        refreshSection(static_cast<int>(s));
+    return {};
+}
+
+std::string Runtime::resolveEdges(std::vector<ResolvedEdge> &out) const
+{
     auto portIndex = [](const std::vector<PortDesc> &ports, const std::string &name) {
         for (std::size_t i = 0; i < ports.size(); ++i)
             if (ports[i].name == name)
                 return static_cast<int>(i);
         return -1;
     };
-    std::vector<int> indeg(n, 0);
     for (const auto &e : m_spec.edges) {
         int from = m_spec.nodeIndex(e.from.node), to = m_spec.nodeIndex(e.to.node);
         if (from < 0 || to < 0)
             return "edge " + e.from.str() + " -> " + e.to.str() + " names a missing node";
-        Node &src = m_nodes[static_cast<std::size_t>(from)];
-        Node &dst = m_nodes[static_cast<std::size_t>(to)];
-        int op = portIndex(src.kind->outputs, e.from.port);
-        int ip = portIndex(dst.kind->inputs, e.to.port);
+        int op = portIndex(m_nodes[static_cast<std::size_t>(from)].kind->outputs, e.from.port);
+        int ip = portIndex(m_nodes[static_cast<std::size_t>(to)].kind->inputs, e.to.port);
         if (op < 0 || ip < 0)
             return "edge " + e.from.str() + " -> " + e.to.str() + " names a missing port";
-        int slot = static_cast<int>(dst.inbound.size());
-        dst.inbound.push_back({from, ip});
-        src.outputs[static_cast<std::size_t>(op)].targets.push_back({to, ip, slot});
-        ++indeg[static_cast<std::size_t>(to)];
+        out.push_back({from, op, to, ip});
     }
-    // Topological order, stable by file order (deterministic).
+    return {};
+}
+
+void Runtime::addEdge(int from, int fromPort, int to, int toPort, int partition)
+{
+    Node &src = m_nodes[static_cast<std::size_t>(from)];
+    Node &dst = m_nodes[static_cast<std::size_t>(to)];
+    int slot = static_cast<int>(dst.inbound.size());
+    dst.inbound.push_back({from, toPort});
+    PortRoute &route = src.outputs[static_cast<std::size_t>(fromPort)];
+    if (partition < 0) {
+        route.targets.push_back({to, toPort, slot});
+        return;
+    }
+    if (route.byPartition.size() <= static_cast<std::size_t>(partition))
+        route.byPartition.resize(static_cast<std::size_t>(partition) + 1);
+    route.byPartition[static_cast<std::size_t>(partition)].push_back({to, toPort, slot});
+}
+
+std::string Runtime::computeOrder()
+{
+    const std::size_t n = m_nodes.size();
+    std::vector<int> indeg(n, 0);
+    std::size_t running = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (m_nodes[i].isTemplate)
+            continue;
+        ++running;
+        indeg[i] = static_cast<int>(m_nodes[i].inbound.size());
+    }
+    // Topological order, stable by index (file order for spec nodes): deterministic.
+    m_order.clear();
     std::vector<int> ready;
     for (std::size_t i = 0; i < n; ++i)
-        if (indeg[i] == 0)
+        if (!m_nodes[i].isTemplate && indeg[i] == 0)
             ready.push_back(static_cast<int>(i));
+    auto release = [&](const Target &t) {
+        if (--indeg[static_cast<std::size_t>(t.node)] == 0)
+            ready.push_back(t.node);
+    };
     while (!ready.empty()) {
         auto it = std::min_element(ready.begin(), ready.end());
         int v = *it;
         ready.erase(it);
         m_order.push_back(v);
-        for (const auto &route : m_nodes[static_cast<std::size_t>(v)].outputs)
+        for (const auto &route : m_nodes[static_cast<std::size_t>(v)].outputs) {
             for (const auto &t : route.targets)
-                if (--indeg[static_cast<std::size_t>(t.node)] == 0)
-                    ready.push_back(t.node);
+                release(t);
+            for (const auto &part : route.byPartition)
+                for (const auto &t : part)
+                    release(t);
+        }
     }
-    if (m_order.size() != n)
+    if (m_order.size() != running)
         return "the graph has a cycle";
-    return openOperators();
+    return {};
+}
+
+std::string Runtime::makeOperator(int v)
+{
+    Node &node = m_nodes[static_cast<std::size_t>(v)];
+    int parts = 0;
+    for (const auto &in : node.inbound)
+        parts = std::max(parts, m_nodes[static_cast<std::size_t>(in.fromNode)].upstreamPartitions);
+    // An instance sees one partition only.
+    if (node.taskPartition >= 0)
+        parts = 1;
+    OperatorContext ctx{*node.spec, *node.kind,         m_options.baseDir,
+                        *m_clock,   std::max(parts, 1), m_options.console};
+    const KindImpl *impl = findKindImpl(node.spec->kind);
+    if (!impl)
+        return "node `" + node.spec->id + "`: kind `" + node.spec->kind
+               + "` is not available in this build";
+    try {
+        node.op = impl->make(ctx);
+        node.op->open();
+    } catch (const std::exception &e) {
+        node.op.reset();
+        return "node `" + node.spec->id + "`: " + e.what();
+    }
+    node.source = node.kind->isSource ? static_cast<SourceOperator *>(node.op.get()) : nullptr;
+    node.upstreamPartitions = node.source ? node.source->partitions() : ctx.upstreamPartitions;
+    if (node.source) {
+        m_sources.push_back(v);
+        for (auto &section : m_tasks)
+            if (section.source == v)
+                node.source->setTaskHost(section.host.get());
+    }
+    return {};
 }
 
 std::string Runtime::openOperators()
 {
-    for (int v : m_order) {
-        Node &node = m_nodes[static_cast<std::size_t>(v)];
-        int parts = 0;
-        for (const auto &in : node.inbound)
-            parts = std::max(parts, m_nodes[static_cast<std::size_t>(in.fromNode)].upstreamPartitions);
-        OperatorContext ctx{*node.spec, *node.kind, m_options.baseDir, *m_clock, std::max(parts, 1),
-                            m_options.console};
-        const KindImpl *impl = findKindImpl(node.spec->kind);
-        if (!impl)
-            return "node `" + node.spec->id + "`: kind `" + node.spec->kind
-                   + "` is not available in this build";
-        try {
-            node.op = impl->make(ctx);
-            node.op->open();
-        } catch (const std::exception &e) {
-            return "node `" + node.spec->id + "`: " + e.what();
-        }
-        node.source = node.kind->isSource ? static_cast<SourceOperator *>(node.op.get()) : nullptr;
-        node.upstreamPartitions = node.source ? node.source->partitions() : ctx.upstreamPartitions;
-        if (node.source)
-            m_sources.push_back(v);
-    }
+    for (int v : m_order)
+        if (std::string err = makeOperator(v); !err.empty())
+            return err;
+    for (std::size_t s = 0; s < m_tasks.size(); ++s)
+        refreshSection(static_cast<int>(s));
     return {};
 }
 
@@ -228,15 +320,37 @@ void Runtime::route(int nodeIdx, int port, Record &&record)
     case PortRole::Data:
         ++node.metrics.recordsOut;
         // The watermark node assigns event time, so its max is known only on the way out.
-        if (record.time != kMinTime && (!node.metrics.maxEventTime || record.time > *node.metrics.maxEventTime))
+        if (record.time != kMinTime
+            && (!node.metrics.maxEventTime || record.time > *node.metrics.maxEventTime))
             node.metrics.maxEventTime = record.time;
         break;
-    case PortRole::Late: ++node.metrics.late; break;
-    case PortRole::Errors: ++node.metrics.errors; break;
+    case PortRole::Late:
+        ++node.metrics.late;
+        break;
+    case PortRole::Errors:
+        ++node.metrics.errors;
+        break;
     }
     if (node.source && route.role == PortRole::Data)
         ++m_recordsRead;
     const auto &targets = route.targets;
+    if (!route.byPartition.empty()) [[unlikely]] {
+        // A partition-task source: the record's own task, plus any shared targets.
+        const auto &part = route.byPartition[std::min<std::size_t>(record.partition,
+                                                                   route.byPartition.size() - 1)];
+        for (const auto &t : targets) {
+            Record copy = record;
+            deliver(t, std::move(copy));
+        }
+        if (part.empty())
+            return;
+        for (std::size_t i = 0; i + 1 < part.size(); ++i) {
+            Record copy = record;
+            deliver(part[i], std::move(copy));
+        }
+        deliver(part.back(), std::move(record));
+        return;
+    }
     if (targets.empty())
         return;
     for (std::size_t i = 0; i + 1 < targets.size(); ++i) {
@@ -246,8 +360,13 @@ void Runtime::route(int nodeIdx, int port, Record &&record)
     deliver(targets.back(), std::move(record));
 }
 
-void Runtime::emitWrapped(int nodeIdx, PortRole role, std::string_view reason, Record &&record,
-                          Timestamp watermark, std::string_view raw, std::string_view where)
+void Runtime::emitWrapped(int nodeIdx,
+                          PortRole role,
+                          std::string_view reason,
+                          Record &&record,
+                          Timestamp watermark,
+                          std::string_view raw,
+                          std::string_view where)
 {
     Node &node = m_nodes[static_cast<std::size_t>(nodeIdx)];
     int port = role == PortRole::Late ? node.latePort : node.errorsPort;
@@ -302,14 +421,37 @@ bool Runtime::connected(int nodeIdx, int port) const
 void Runtime::emitWatermark(int nodeIdx, Timestamp w)
 {
     Node &node = m_nodes[static_cast<std::size_t>(nodeIdx)];
+    if (node.mergedWatermark) [[unlikely]] {
+        if (w <= node.ownW)
+            return;
+        const Timestamp before = node.ownW;
+        node.ownW = w;
+        // The merge is a minimum: only the partition that held it back can move it (or one
+        // that ended).
+        if (w != kMaxTime
+            && (node.ownIdle || before > m_nodes[static_cast<std::size_t>(node.logical)].ownW))
+            return;
+        mergeTaskWatermark(node.logical);
+        return;
+    }
+    propagateWatermark(nodeIdx, w);
+}
+
+void Runtime::propagateWatermark(int nodeIdx, Timestamp w)
+{
+    Node &node = m_nodes[static_cast<std::size_t>(nodeIdx)];
     if (w <= node.outW)
         return;
     node.outW = w;
     if (m_watermarkTap) [[unlikely]]
         tapWatermark(nodeIdx, observe::WatermarkTapEvent::Which::Output, w);
-    for (const auto &route : node.outputs)
+    for (const auto &route : node.outputs) {
         for (const auto &t : route.targets)
             onInboundWatermark(t.node, t.slot, w);
+        for (const auto &part : route.byPartition)
+            for (const auto &t : part)
+                onInboundWatermark(t.node, t.slot, w);
+    }
 }
 
 void Runtime::onInboundWatermark(int nodeIdx, int slot, Timestamp w)
@@ -348,32 +490,59 @@ void Runtime::recomputeCombined(int nodeIdx)
 void Runtime::emitIdle(int nodeIdx, bool idle)
 {
     Node &node = m_nodes[static_cast<std::size_t>(nodeIdx)];
+    if (node.mergedWatermark) [[unlikely]] {
+        if (node.ownIdle == idle)
+            return;
+        node.ownIdle = idle;
+        mergeTaskIdle(node.logical);
+        mergeTaskWatermark(node.logical);
+        return;
+    }
+    propagateIdle(nodeIdx, idle);
+}
+
+void Runtime::propagateIdle(int nodeIdx, bool idle)
+{
+    Node &node = m_nodes[static_cast<std::size_t>(nodeIdx)];
     if (node.outIdle == idle)
         return;
     node.outIdle = idle;
-    for (const auto &route : node.outputs)
-        for (const auto &t : route.targets) {
-            Node &dst = m_nodes[static_cast<std::size_t>(t.node)];
-            dst.inbound[static_cast<std::size_t>(t.slot)].idle = idle;
-            bool allIdle = std::all_of(dst.inbound.begin(), dst.inbound.end(),
-                                       [](const Inbound &in) { return in.idle; });
-            // Idleness propagates: a node whose every input is idle is idle itself (Flink).
-            // The watermark node decides its own idleness from its partitions.
-            if (dst.kind->kind != "watermark")
-                emitIdle(t.node, allIdle);
-            recomputeCombined(t.node);
-        }
+    auto toTarget = [&](const Target &t) {
+        Node &dst = m_nodes[static_cast<std::size_t>(t.node)];
+        dst.inbound[static_cast<std::size_t>(t.slot)].idle = idle;
+        bool allIdle = std::all_of(dst.inbound.begin(), dst.inbound.end(),
+                                   [](const Inbound &in) { return in.idle; });
+        // Idleness propagates: a node whose every input is idle is idle itself (Flink).
+        // The watermark node decides its own idleness from its partitions.
+        if (dst.kind->kind != "watermark")
+            emitIdle(t.node, allIdle);
+        recomputeCombined(t.node);
+    };
+    for (const auto &route : node.outputs) {
+        for (const auto &t : route.targets)
+            toTarget(t);
+        for (const auto &part : route.byPartition)
+            for (const auto &t : part)
+                toTarget(t);
+    }
 }
 
 // --- Taps (observe/tap.hpp): only reached when a tap is installed ---
 
-bool Runtime::setTap(const std::string &nodeId, observe::TapCallback callback,
+bool Runtime::setTap(const std::string &nodeId,
+                     observe::TapCallback callback,
                      observe::TapFilter filter)
 {
     int idx = m_spec.nodeIndex(nodeId);
     if (idx < 0 || static_cast<std::size_t>(idx) >= m_nodes.size())
         return false;
     Node &node = m_nodes[static_cast<std::size_t>(idx)];
+    // A node run as partition tasks is tapped on every instance (events carry the spec id).
+    for (int inst : node.instances) {
+        Node &i = m_nodes[static_cast<std::size_t>(inst)];
+        i.tap = callback ? std::make_unique<observe::TapCallback>(callback) : nullptr;
+        i.tapFilter = filter;
+    }
     node.tap = callback ? std::make_unique<observe::TapCallback>(std::move(callback)) : nullptr;
     node.tapFilter = filter;
     return true;
@@ -381,8 +550,8 @@ bool Runtime::setTap(const std::string &nodeId, observe::TapCallback callback,
 
 void Runtime::setWatermarkTap(observe::WatermarkTapCallback callback)
 {
-    m_watermarkTap = callback ? std::make_unique<observe::WatermarkTapCallback>(std::move(callback))
-                              : nullptr;
+    m_watermarkTap
+        = callback ? std::make_unique<observe::WatermarkTapCallback>(std::move(callback)) : nullptr;
 }
 
 Timestamp Runtime::tapWatermarkOf(const Node &node) const
@@ -413,8 +582,12 @@ void Runtime::tapIn(const Target &t, const Record &record)
     (*node.tap)(e);
 }
 
-void Runtime::tapOut(int nodeIdx, int port, const Record &record, std::string_view reason,
-                     Timestamp watermark, std::string_view raw)
+void Runtime::tapOut(int nodeIdx,
+                     int port,
+                     const Record &record,
+                     std::string_view reason,
+                     Timestamp watermark,
+                     std::string_view raw)
 {
     Node &node = m_nodes[static_cast<std::size_t>(nodeIdx)];
     observe::TapEvent e;
@@ -588,10 +761,16 @@ bool Runtime::restartFromCheckpoint(const std::string &why)
     for (auto it = m_order.rbegin(); it != m_order.rend(); ++it)
         m_nodes[static_cast<std::size_t>(*it)].op.reset();
     m_sources.clear();
+    // The new consumer joins its group again: partitions are assigned (and their task state
+    // restored) anew.
+    for (auto &section : m_tasks) {
+        std::fill(section.owned.begin(), section.owned.end(), 0);
+        std::fill(section.suspendedAt.begin(), section.suspendedAt.end(), -1);
+    }
     for (auto &node : m_nodes) {
         node.source = nullptr;
-        node.combinedIn = node.outW = kMinTime;
-        node.outIdle = node.sourceFinished = false;
+        node.combinedIn = node.outW = node.ownW = kMinTime;
+        node.outIdle = node.sourceFinished = node.ownIdle = false;
         for (auto &in : node.inbound) {
             in.watermark = kMinTime;
             in.idle = false;
@@ -653,25 +832,25 @@ void Runtime::publish(bool final)
     s.recordsRead = m_recordsRead;
     double secs = static_cast<double>(now - m_startMs) / 1000.0;
     s.eventsPerSecond = secs > 0 ? static_cast<double>(m_recordsRead) / secs : 0;
-    s.nodes.reserve(m_nodes.size());
-    for (auto &node : m_nodes) {
+    s.nodes.reserve(m_spec.nodes.size());
+    // Spec nodes only, in file order; a node run as partition tasks reports its instances'
+    // figures folded together.
+    for (std::size_t i = 0; i < m_spec.nodes.size(); ++i) {
+        const Node &node = m_nodes[i];
+        if (node.isTemplate) {
+            observe::NodeMetrics m;
+            publishTemplate(node, m);
+            s.nodes.push_back(std::move(m));
+            continue;
+        }
         observe::NodeMetrics m = node.metrics;
         Timestamp w = node.kind->isSink ? node.combinedIn : node.outW;
         if (w == kMinTime)
             m.watermark.reset();
         else
             m.watermark = w;
-        if (m.inputs.empty() && !node.kind->isSource && node.kind->kind != "watermark") {
-            for (const auto &in : node.inbound) {
-                observe::InputWatermark iw;
-                iw.name = node.kind->inputs[static_cast<std::size_t>(in.input)].name + " <- "
-                          + m_nodes[static_cast<std::size_t>(in.fromNode)].spec->id;
-                if (in.watermark != kMinTime)
-                    iw.watermark = in.watermark;
-                iw.idle = in.idle;
-                m.inputs.push_back(std::move(iw));
-            }
-        }
+        if (m.inputs.empty() && !node.kind->isSource && node.kind->kind != "watermark")
+            appendInboundInputs(node, m.inputs);
         if (node.op)
             node.op->reportMetrics(m);
         s.nodes.push_back(std::move(m));
@@ -694,6 +873,36 @@ void Runtime::publish(bool final)
     if (m_options.onMetrics && (final || now - m_lastCallbackMs >= m_options.metricsIntervalMs)) {
         m_lastCallbackMs = now;
         m_options.onMetrics(s);
+    }
+}
+
+void Runtime::appendInboundInputs(const Node &node, std::vector<observe::InputWatermark> &out) const
+{
+    for (const auto &in : node.inbound) {
+        std::string name = node.kind->inputs[static_cast<std::size_t>(in.input)].name + " <- "
+                           + m_nodes[static_cast<std::size_t>(in.fromNode)].spec->id;
+        std::optional<std::int64_t> w;
+        if (in.watermark != kMinTime)
+            w = in.watermark;
+        // The instances of one upstream node (partition tasks) show as one input: the
+        // minimum over those not idle, idle when all are.
+        auto same = std::find_if(out.begin(), out.end(),
+                                 [&](const observe::InputWatermark &e) { return e.name == name; });
+        if (same == out.end()) {
+            observe::InputWatermark iw;
+            iw.name = std::move(name);
+            iw.watermark = w;
+            iw.idle = in.idle;
+            out.push_back(std::move(iw));
+            continue;
+        }
+        if (in.idle)
+            continue;
+        if (same->idle)
+            same->watermark = w;
+        else if (!w || (same->watermark && *w < *same->watermark))
+            same->watermark = w;
+        same->idle = false;
     }
 }
 
@@ -730,16 +939,29 @@ Job::Status Job::run()
             return s;
     }
 }
-Job::Status Job::runFor(std::int64_t maxRecords) { return m_rt->runFor(maxRecords); }
-void Job::requestStop() { m_rt->requestStop(); }
+Job::Status Job::runFor(std::int64_t maxRecords)
+{
+    return m_rt->runFor(maxRecords);
+}
+void Job::requestStop()
+{
+    m_rt->requestStop();
+}
 void Job::requestSavepoint(const std::string &dir,
-                          std::function<void(bool ok, const std::string &message)> done)
+                           std::function<void(bool ok, const std::string &message)> done)
 {
     m_rt->checkpoints()->requestSavepoint(dir, std::move(done));
 }
-bool Job::stopRequested() const { return m_rt->stopRequested(); }
-observe::MetricsSnapshot Job::snapshot() const { return m_rt->snapshot(); }
-bool Job::setTap(const std::string &nodeId, observe::TapCallback callback,
+bool Job::stopRequested() const
+{
+    return m_rt->stopRequested();
+}
+observe::MetricsSnapshot Job::snapshot() const
+{
+    return m_rt->snapshot();
+}
+bool Job::setTap(const std::string &nodeId,
+                 observe::TapCallback callback,
                  observe::TapFilter filter)
 {
     return m_rt->setTap(nodeId, std::move(callback), filter);
@@ -748,9 +970,21 @@ void Job::setWatermarkTap(observe::WatermarkTapCallback callback)
 {
     m_rt->setWatermarkTap(std::move(callback));
 }
-void Job::publishMetrics() { m_rt->publish(false); }
-std::string Job::failure() const { return m_rt->failure(); }
-const PipelineSpec &Job::spec() const { return m_rt->spec(); }
-Runtime &Job::runtime() { return *m_rt; }
+void Job::publishMetrics()
+{
+    m_rt->publish(false);
+}
+std::string Job::failure() const
+{
+    return m_rt->failure();
+}
+const PipelineSpec &Job::spec() const
+{
+    return m_rt->spec();
+}
+Runtime &Job::runtime()
+{
+    return *m_rt;
+}
 
 } // namespace tideline

@@ -31,6 +31,9 @@ public:
     {
         PortRole role = PortRole::Data;
         std::vector<Target> targets;
+        /// A partition-task source's port: per partition, the instances of that partition's
+        /// task (records go to byPartition[record.partition], in addition to `targets`).
+        std::vector<std::vector<Target>> byPartition;
     };
     struct Inbound
     {
@@ -41,7 +44,21 @@ public:
     };
     struct Node
     {
+        /// Runtime id: the spec id, or "<spec id>#p<N>" for partition N's instance of a node
+        /// that runs as partition tasks (state, checkpoints and logs use it).
+        std::string id;
         const NodeSpec *spec = nullptr;
+        int logical = -1;           ///< index of the spec node (itself for spec nodes)
+        int taskPartition = -1;     ///< instance of partition N's task (-1: not an instance)
+        int section = -1;           ///< index into tasks() for templates and instances
+        bool isTemplate = false;    ///< a spec node run as instances: no operator of its own
+        std::vector<int> instances; ///< template: instance node per partition
+        // Instances of a `watermark` node in a task: the watermark the operator made from its
+        // partition (ownW, ownIdle); the runtime merges them across the member's partitions
+        // by minimum and sends the merge on (see partition_tasks.cpp).
+        bool mergedWatermark = false;
+        Timestamp ownW = kMinTime;
+        bool ownIdle = false;
         const NodeKind *kind = nullptr;
         std::unique_ptr<Operator> op;
         SourceOperator *source = nullptr;
@@ -60,6 +77,17 @@ public:
         observe::TapFilter tapFilter;
     };
 
+    /// The nodes after one partition-task source, run as one instance per partition.
+    struct TaskSection
+    {
+        int source = -1;
+        int partitions = 0;
+        std::vector<int> templates;            ///< spec nodes of the section, topological order
+        std::vector<char> owned;               ///< per partition: assigned to this process now
+        std::vector<std::int64_t> suspendedAt; ///< per partition: handover checkpoint id kept
+        std::unique_ptr<PartitionTaskHost> host;
+    };
+
     Runtime(const PipelineSpec &spec, JobOptions options);
     ~Runtime();
 
@@ -72,15 +100,21 @@ public:
 
     // --- Output's implementation (loop thread only) ---
     void emit(int node, int port, Record &&record);
-    void emitWrapped(int node, PortRole role, std::string_view reason, Record &&record,
-                     Timestamp watermark, std::string_view raw, std::string_view where);
+    void emitWrapped(int node,
+                     PortRole role,
+                     std::string_view reason,
+                     Record &&record,
+                     Timestamp watermark,
+                     std::string_view raw,
+                     std::string_view where);
     void emitWatermark(int node, Timestamp w);
     void emitIdle(int node, bool idle);
     bool connected(int node, int port) const;
 
     // --- Taps (loop thread, or before the run) ---
     /// Installs (or, with an empty callback, removes) a node's record tap. False: no such node.
-    bool setTap(const std::string &nodeId, observe::TapCallback callback,
+    bool setTap(const std::string &nodeId,
+                observe::TapCallback callback,
                 observe::TapFilter filter = {});
     void setWatermarkTap(observe::WatermarkTapCallback callback);
 
@@ -90,6 +124,16 @@ public:
 
     const PipelineSpec &spec() const { return m_spec; }
     std::vector<Node> &nodes() { return m_nodes; }
+    std::vector<TaskSection> &tasks() { return m_tasks; }
+    bool hasPartitionTasks() const { return !m_tasks.empty(); }
+    /// Recreates an instance's operator empty (partition moved away, or about to be restored)
+    /// and resets its watermarks and figures. "" or the error.
+    std::string resetInstance(int node);
+    /// After instances were restored or ownership changed: recompute the merged watermarks
+    /// and idleness of the section's watermark nodes.
+    void refreshSection(int section);
+    /// Set by the state backend: configures one (re)created operator's keyed state.
+    std::function<std::string(Node &)> configureNodeState;
     const std::vector<int> &topoOrder() const { return m_order; }
     Clock &clock() { return *m_clock; }
     const JobOptions &options() const { return m_options; }
@@ -115,7 +159,32 @@ public:
     /// Restarts taken after RecoverableErrors (recoverable.hpp) in this run.
     int restarts() const { return m_restarts; }
 
+    // --- Partition tasks (partition_tasks.cpp) ---
+    std::map<int, std::int64_t>
+    onPartitionsAssigned(int section, const std::vector<int> &partitions, bool incremental);
+    void onPartitionsRevoked(int section, const std::vector<int> &partitions);
+
 private:
+    struct ResolvedEdge
+    {
+        int from, fromPort, to, toPort;
+    };
+    /// The spec's edges as node and port indexes. "" or an error naming the edge.
+    std::string resolveEdges(std::vector<ResolvedEdge> &out) const;
+    void addEdge(int from, int fromPort, int to, int toPort, int partition);
+    /// Topological order of the nodes that run (not templates), stable by index.
+    std::string computeOrder();
+    /// Creates and opens one operator. "" or an error naming the node.
+    std::string makeOperator(int node);
+    /// Partition tasks: after the sources opened, replaces the nodes after each
+    /// partition-task source by one instance per partition. "" or an error.
+    std::string expandPartitionTasks(const std::vector<ResolvedEdge> &edges);
+    void propagateWatermark(int node, Timestamp w);
+    void propagateIdle(int node, bool idle);
+    void mergeTaskWatermark(int templ);
+    void mergeTaskIdle(int templ);
+    void publishTemplate(const Node &templ, observe::NodeMetrics &m) const;
+    void appendInboundInputs(const Node &node, std::vector<observe::InputWatermark> &out) const;
     /// Creates and opens every operator (compile, and again after a restart). "" or error.
     std::string openOperators();
     /// After a RecoverableError: recreate the operators and restore the newest complete
@@ -124,8 +193,12 @@ private:
     void deliver(const Target &t, Record &&record);
     void route(int node, int port, Record &&record);
     void tapIn(const Target &t, const Record &record);
-    void tapOut(int node, int port, const Record &record, std::string_view reason,
-                Timestamp watermark, std::string_view raw);
+    void tapOut(int node,
+                int port,
+                const Record &record,
+                std::string_view reason,
+                Timestamp watermark,
+                std::string_view raw);
     void tapWatermark(int node, observe::WatermarkTapEvent::Which which, Timestamp w);
     Timestamp tapWatermarkOf(const Node &node) const;
     void onInboundWatermark(int node, int slot, Timestamp w);
@@ -139,6 +212,7 @@ private:
     std::vector<Node> m_nodes;
     std::vector<int> m_order;
     std::vector<int> m_sources;
+    std::vector<TaskSection> m_tasks;
     bool m_opened = false;
     bool m_done = false;
     Job::Status m_final = Job::Status::Running;

@@ -28,11 +28,11 @@ std::string configureStateBackends(Runtime &rt,
                                                 / ("tideline-state-" + std::to_string(::getpid())
                                                    + "-" + std::to_string(++jobs))
                                           : fs::path(checkpointDir) / "work";
-    int configured = 0;
-    for (auto &node : rt.nodes()) {
+    // Also used for partition-task instances (re)created while the job runs.
+    rt.configureNodeState = [spill, budget, base](Runtime::Node &node) -> std::string {
         auto *op = dynamic_cast<StatefulOperator *>(node.op.get());
         if (op == nullptr)
-            continue;
+            return {};
         StateBackendConfig cfg;
         cfg.spill = spill;
         if (spill) {
@@ -41,11 +41,19 @@ std::string configureStateBackends(Runtime &rt,
             // The store's own write buffer is a slice of the budget, so that what is spilled
             // leaves memory.
             const std::size_t memtable = std::min<std::size_t>(budget / 8, 16u << 20);
-            cfg.store = SpillStore::open((base / node.spec->id).string(), memtable, error);
+            cfg.store = SpillStore::open((base / node.id).string(), memtable, error);
             if (!cfg.store)
-                return "node `" + node.spec->id + "`: settings.state \"rocksdb\": " + error;
+                return "node `" + node.id + "`: settings.state \"rocksdb\": " + error;
         }
         op->configureState(std::move(cfg));
+        return {};
+    };
+    int configured = 0;
+    for (auto &node : rt.nodes()) {
+        if (dynamic_cast<StatefulOperator *>(node.op.get()) == nullptr)
+            continue;
+        if (std::string err = rt.configureNodeState(node); !err.empty())
+            return err;
         ++configured;
     }
     if (spill && log)
@@ -67,9 +75,9 @@ void logSpillSummary(Runtime &rt, const std::function<void(const std::string &)>
         const SpillStats st = op->spillStats();
         if (st.spillPasses == 0)
             continue;
-        log("node `" + node.spec->id + "`: " + std::to_string(st.spillPasses)
-            + " spill pass(es), up to " + std::to_string(st.peakEntriesSpilled)
-            + " state entries on disk, " + std::to_string(st.readBacks) + " read back");
+        log("node `" + node.id + "`: " + std::to_string(st.spillPasses) + " spill pass(es), up to "
+            + std::to_string(st.peakEntriesSpilled) + " state entries on disk, "
+            + std::to_string(st.readBacks) + " read back");
     }
 }
 

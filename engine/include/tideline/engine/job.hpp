@@ -27,21 +27,25 @@ class Runtime;
 /// Everything a run may want to know beyond the pipeline file.
 struct JobOptions
 {
-    std::string baseDir = ".";          ///< folder of the pipeline file
-    Clock *clock = nullptr;             ///< default: SystemClock
+    std::string baseDir = "."; ///< folder of the pipeline file
+    Clock *clock = nullptr;    ///< default: SystemClock
     std::int64_t metricsIntervalMs = 1000;
     /// Called on the loop thread with each published snapshot (every metrics interval, and a
     /// last time when the run ends). Must not block for long.
     std::function<void(const observe::MetricsSnapshot &)> onMetrics;
-    std::ostream *console = nullptr;    ///< sink.console target (default std::cout)
-    int batchSize = 256;                ///< records pulled from one source per turn
+    std::ostream *console = nullptr; ///< sink.console target (default std::cout)
+    int batchSize = 256;             ///< records pulled from one source per turn
 
     // --- Checkpoints (settings.checkpoint in the file; these override) ---
-    bool fresh = false;                 ///< ignore existing checkpoints
-    std::string checkpointDirOverride;  ///< "" = settings.checkpoint.dir
+    bool fresh = false;                  ///< ignore existing checkpoints
+    std::string checkpointDirOverride;   ///< "" = settings.checkpoint.dir
     std::vector<std::string> resetState; ///< node ids whose restored state is discarded
-    std::string restoreFrom;     ///< savepoint folder (or checkpoint folder) to start from
-    std::string savepointOnStop; ///< write a savepoint here when the run ends ("" = none)
+    std::string restoreFrom;             ///< savepoint folder (or checkpoint folder) to start from
+    std::string savepointOnStop;         ///< write a savepoint here when the run ends ("" = none)
+    /// Consumer-group member name: with partition tasks (an unbounded source.kafka) and
+    /// checkpoints, this process checkpoints under <dir>/members/<member>/ and shares
+    /// <dir>/tasks/ with the other members. Each process of a group needs its own.
+    std::string member = "default";
     std::function<void(const std::string &)> log; ///< one-line messages (recovery, warnings)
 };
 
@@ -55,8 +59,8 @@ public:
 
     /// Compiles a validated spec. On failure returns nullptr and sets `error` to a message that
     /// names the node and the cause. The spec must have passed validate() without errors.
-    static std::unique_ptr<Job> create(const PipelineSpec &spec, JobOptions options,
-                                       std::string &error);
+    static std::unique_ptr<Job>
+    create(const PipelineSpec &spec, JobOptions options, std::string &error);
     ~Job();
     Job(const Job &) = delete;
     Job &operator=(const Job &) = delete;
@@ -84,7 +88,8 @@ public:
 
     /// Record tap on one node (observe/tap.hpp); an empty callback removes it. Loop thread or
     /// before the run only. False when there is no such node.
-    bool setTap(const std::string &nodeId, observe::TapCallback callback,
+    bool setTap(const std::string &nodeId,
+                observe::TapCallback callback,
                 observe::TapFilter filter = {});
     /// Called whenever a node's input or output watermark advances (same threading rules).
     void setWatermarkTap(observe::WatermarkTapCallback callback);

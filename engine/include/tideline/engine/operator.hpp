@@ -17,6 +17,7 @@
 #include <tideline/observe/metrics.hpp>
 
 #include <iosfwd>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -30,7 +31,11 @@ class Runtime;
 class Output
 {
 public:
-    Output(Runtime &rt, int node) : m_rt(&rt), m_node(node) {}
+    Output(Runtime &rt, int node)
+        : m_rt(&rt)
+        , m_node(node)
+    {
+    }
     /// Sends a record on a data port (counted as records_out).
     void emit(int port, Record &&record);
     void emit(Record &&record) { emit(0, std::move(record)); }
@@ -40,8 +45,11 @@ public:
     /// Sends a malformed input to the node's `errors` port. `record` may be empty, then
     /// `raw` (the offending text, cut to 4 KiB) and `where` (file:line, topic/partition/offset)
     /// describe it.
-    void emitError(std::string_view reason, Record &&record, Timestamp watermark,
-                   std::string_view raw = {}, std::string_view where = {});
+    void emitError(std::string_view reason,
+                   Record &&record,
+                   Timestamp watermark,
+                   std::string_view raw = {},
+                   std::string_view where = {});
     /// Advances this node's output watermark (monotonic; lower values are ignored).
     void emitWatermark(Timestamp w);
     /// Marks this node's output idle (excluded from downstream minimums) or active again.
@@ -59,9 +67,9 @@ struct OperatorContext
 {
     const NodeSpec &spec;
     const NodeKind &kind;
-    std::string baseDir;          ///< folder of the pipeline file (for relative paths)
+    std::string baseDir; ///< folder of the pipeline file (for relative paths)
     Clock &clock;
-    int upstreamPartitions = 1;   ///< partitions of the nearest upstream source (watermark node)
+    int upstreamPartitions = 1;      ///< partitions of the nearest upstream source (watermark node)
     std::ostream *console = nullptr; ///< where sink.console prints (default std::cout)
     /// Resolves ${env:NAME} / ${file:/path} in a string param; throws ConfigError when unset.
     std::string resolve(const std::string &value) const;
@@ -108,6 +116,27 @@ public:
     virtual void notifyCheckpointComplete(std::int64_t checkpointId) { (void)checkpointId; }
 };
 
+/// Partition tasks (Kafka Streams' tasks): the runtime's side of a source whose partitions
+/// are processed by operator instances of their own, so that a partition's keyed state can
+/// move to another process with the partition. The source calls it from its rebalance
+/// handling, on the loop thread, between two batches (no record in flight).
+class PartitionTaskHost
+{
+public:
+    virtual ~PartitionTaskHost() = default;
+    /// These partitions are now this process's: their task state is restored (from the
+    /// newest handover or checkpoint of any member). Returns the offset to resume each at,
+    /// where saved task state names one (the others use the source's own start rules).
+    /// `incremental` (cooperative rebalancing): the assignment adds to what is owned; else it
+    /// replaces it, and state kept for partitions not assigned again is dropped.
+    virtual std::map<int, std::int64_t> partitionsAssigned(const std::vector<int> &partitions,
+                                                           bool incremental)
+        = 0;
+    /// These partitions are leaving this process: their state is handed over (a checkpoint
+    /// that includes them, when checkpoints are on) and dropped here.
+    virtual void partitionsRevoked(const std::vector<int> &partitions) = 0;
+};
+
 /// A source: the loop pulls from it.
 class SourceOperator : public Operator
 {
@@ -121,6 +150,14 @@ public:
     virtual Poll poll(Output &out, int maxRecords) = 0;
     virtual int partitions() const { return 1; }
     void processRecord(int, Record &&, Output &) override {}
+
+    /// True when partitions come and go at run time (a Kafka consumer group): the runtime
+    /// then runs the nodes after this source as one task per partition (PartitionTaskHost).
+    virtual bool partitionTasks() const { return false; }
+    /// Called once before the first poll when partitionTasks() is true.
+    virtual void setTaskHost(PartitionTaskHost *host) { (void)host; }
+    /// Next position (offset) of every partition this source owns now.
+    virtual std::map<int, std::int64_t> taskPositions() const { return {}; }
 };
 
 } // namespace tideline

@@ -80,6 +80,9 @@ public:
     ~KafkaSource() override
     {
         kafka::unregisterOffsetSource(this);
+        // The runtime is being torn down: closing must not hand anything over (the final
+        // checkpoint already wrote every owned partition's pointer).
+        m_host = nullptr;
         if (!m_rk)
             return;
         flushCommit();
@@ -150,6 +153,19 @@ public:
     }
 
     int partitions() const override { return std::max(1, m_partitionCount); }
+
+    // Group mode: partitions come and go with rebalances, so they run as tasks whose state
+    // moves with them (runtime/partition_tasks.cpp).
+    bool partitionTasks() const override { return !m_bounded; }
+    void setTaskHost(PartitionTaskHost *host) override { m_host = host; }
+    std::map<int, std::int64_t> taskPositions() const override
+    {
+        std::map<int, std::int64_t> out;
+        for (const auto &[p, st] : m_parts)
+            if (st.next >= 0)
+                out[p] = st.next;
+        return out;
+    }
 
     Poll poll(Output &out, int maxRecords) override
     {
@@ -406,13 +422,27 @@ private:
     {
         bool cooperative = std::string(rd_kafka_rebalance_protocol(rk)) == "COOPERATIVE";
         if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
+            // Partition tasks first: a partition whose state moved here resumes where that
+            // state was taken.
+            std::map<int, std::int64_t> resume;
+            if (m_host) {
+                std::vector<int> assigned;
+                for (int i = 0; i < parts->cnt; ++i)
+                    if (m_topic == parts->elems[i].topic)
+                        assigned.push_back(parts->elems[i].partition);
+                resume = m_host->partitionsAssigned(assigned, cooperative);
+            }
             for (int i = 0; i < parts->cnt; ++i) {
                 auto &e = parts->elems[i];
                 if (m_topic != e.topic)
                     continue;
                 PartState st;
                 auto it = m_restoredUnassigned.find(e.partition);
-                if (it != m_restoredUnassigned.end()) {
+                if (auto r = resume.find(e.partition); r != resume.end()) {
+                    st.next = r->second;
+                    if (it != m_restoredUnassigned.end())
+                        m_restoredUnassigned.erase(it);
+                } else if (it != m_restoredUnassigned.end()) {
                     st = it->second;
                     m_restoredUnassigned.erase(it);
                 } else {
@@ -436,8 +466,18 @@ private:
                 rd_kafka_assign(rk, parts);
             }
         } else {
-            // Revoked: what was emitted but not committed is replayed by the next owner
-            // (at-least-once; an upsert sink absorbs it).
+            // Revoked. With partition tasks the runtime hands their state over first (a
+            // checkpoint that includes them); the next owner resumes at that checkpoint's
+            // offsets. Without checkpoints, what was emitted but not committed is replayed by
+            // the next owner (at-least-once; an upsert sink absorbs it).
+            if (m_host) {
+                std::vector<int> revoked;
+                for (int i = 0; i < parts->cnt; ++i)
+                    if (m_topic == parts->elems[i].topic
+                        && m_parts.count(parts->elems[i].partition))
+                        revoked.push_back(parts->elems[i].partition);
+                m_host->partitionsRevoked(revoked);
+            }
             for (int i = 0; i < parts->cnt; ++i)
                 m_parts.erase(parts->elems[i].partition);
             m_restoredUnassigned.clear();
@@ -578,6 +618,7 @@ private:
     bool m_started = false;
     bool m_isRestored = false;
     bool m_txnCommits = false;
+    PartitionTaskHost *m_host = nullptr;                    ///< the runtime, in group mode
     std::map<std::int32_t, PartState> m_parts;              ///< assigned partitions
     std::map<std::int32_t, PartState> m_restored;           ///< from the checkpoint, until start()
     std::map<std::int32_t, PartState> m_restoredUnassigned; ///< group mode: not assigned yet
