@@ -182,19 +182,20 @@ inline Snapshot snapshotAll(tideline::Job &job)
         auto &node = rt.nodes()[static_cast<std::size_t>(v)];
         tideline::StateWriter w;
         node.op->snapshotState(w);
-        s[node.spec->id] = w.take();
+        s[node.id] = w.take();
     }
     return s;
 }
 inline void notifyAll(tideline::Job &job, std::int64_t id)
 {
     for (auto &node : job.runtime().nodes())
-        node.op->notifyCheckpointComplete(id);
+        if (node.op) // partition-task templates have none
+            node.op->notifyCheckpointComplete(id);
 }
 inline void restoreAll(tideline::Job &job, const Snapshot &s)
 {
     for (auto &node : job.runtime().nodes()) {
-        auto it = s.find(node.spec->id);
+        auto it = s.find(node.id);
         if (it == s.end())
             continue;
         tideline::StateReader r(it->second);

@@ -1,0 +1,293 @@
+// Scale-out with state: two members of one consumer group share a topic's partitions, and a
+// partition's keyed window state moves with it on every rebalance (partition tasks, handed
+// over through the shared checkpoint dir). The windows the members write together must be
+// exactly those of one uninterrupted run, computed here with a plain loop.
+#include "kafka_harness.hpp"
+
+#include <QtTest>
+
+#include <map>
+#include <mutex>
+#include <thread>
+
+using namespace tideline;
+using namespace kafkatest;
+
+namespace {
+
+constexpr int kPartitions = 4;
+constexpr int kKeysPerPartition = 2;
+constexpr long long kWindowMs = 4000;
+constexpr long long kBase = 1700000000000LL; // a multiple of kWindowMs
+
+Json node(const std::string &id, const std::string &kind, Json params = Json::object())
+{
+    return Json{{"id", id}, {"kind", kind}, {"params", std::move(params)}};
+}
+
+Json edge(const std::string &from, const std::string &to)
+{
+    return Json{{"from", from}, {"to", to}};
+}
+
+std::string keyOf(int partition, int k)
+{
+    return "k" + std::to_string(partition + kPartitions * k);
+}
+
+/// One member's pipeline: keyed tumbling counts, written to its own file.
+Json memberPipeline(const QString &bootstrap, const std::string &topic, const std::string &out)
+{
+    Json nodes = Json::array(
+        {node("src", "source.kafka",
+              {{"bootstrap_servers", bootstrap.toStdString()},
+               {"topic", topic},
+               {"group_id", "g-" + topic},
+               {"properties", {{"session.timeout.ms", "6000"}, {"heartbeat.interval.ms", "300"}}}}),
+         node("wm", "watermark", {{"time_field", "t"}, {"max_out_of_orderness_ms", 0}}),
+         node("w", "window",
+              {{"type", "tumbling"},
+               {"size_ms", kWindowMs},
+               {"key", Json::array({"key"})},
+               {"aggregates", Json::array({Json{{"op", "count"}, {"as", "n"}},
+                                           Json{{"op", "sum"}, {"field", "v"}, {"as", "s"}}})}}),
+         node("out", "sink.file", {{"path", out}})});
+    Json edges
+        = Json::array({edge("src.out", "wm.in"), edge("wm.out", "w.in"), edge("w.out", "out.in")});
+    return Json{{"format", "tideline/1"},
+                {"name", "rebalance"},
+                {"settings", {{"checkpoint", {{"interval_ms", 400}, {"dir", "ckpt"}}}}},
+                {"nodes", nodes},
+                {"edges", edges}};
+}
+
+struct Event
+{
+    std::string key;
+    long long t;
+    long long v;
+};
+
+class Member
+{
+public:
+    Member(const Json &pipeline, const std::string &dir, const std::string &name)
+        : m_name(name)
+    {
+        std::string problems;
+        PipelineSpec spec = specFrom(pipeline, &problems);
+        if (!problems.empty()) {
+            error = problems;
+            return;
+        }
+        JobOptions o;
+        o.baseDir = dir;
+        o.member = name;
+        o.log = [this](const std::string &line) {
+            std::lock_guard lock(m_mutex);
+            m_log.push_back(line);
+        };
+        job = Job::create(spec, o, error);
+        if (job)
+            m_thread = std::thread([this] { job->run(); });
+    }
+    ~Member() { stop(); }
+    void stop()
+    {
+        if (!job || !m_thread.joinable())
+            return;
+        job->requestStop();
+        m_thread.join();
+    }
+    std::size_t owned() const
+    {
+        auto s = job->snapshot();
+        return s.node("src")->inputs.size();
+    }
+    long long read() const { return job->snapshot().node("src")->recordsOut; }
+    long long written() const { return job->snapshot().node("out")->recordsIn; }
+    std::vector<std::string> log() const
+    {
+        std::lock_guard lock(m_mutex);
+        return m_log;
+    }
+    int logCount(const std::string &needle) const
+    {
+        int n = 0;
+        for (const auto &l : log())
+            n += l.find(needle) != std::string::npos;
+        return n;
+    }
+
+    std::unique_ptr<Job> job;
+    std::string error;
+
+private:
+    std::string m_name;
+    std::thread m_thread;
+    mutable std::mutex m_mutex;
+    std::vector<std::string> m_log;
+};
+
+} // namespace
+
+class KafkaRebalanceTest : public QObject
+{
+    Q_OBJECT
+    MockCluster m_mock;
+    QTemporaryDir m_dir;
+    std::vector<Event> m_sent;
+
+    /// Events of every key of every partition with t in [from, to) every 100 ms, then one
+    /// closing event per partition at `close` (its own key) to move event time on.
+    bool produce(const std::string &topic, long long from, long long to, long long close)
+    {
+        for (int p = 0; p < kPartitions; ++p) {
+            QByteArray b;
+            auto add = [&](const std::string &key, long long t, long long v) {
+                b += "{\"key\":\"" + QByteArray::fromStdString(key) + "\",\"t\":"
+                     + QByteArray::number(kBase + t) + ",\"v\":" + QByteArray::number(v) + "}\n";
+                m_sent.push_back({key, kBase + t, v});
+            };
+            for (long long t = from; t < to; t += 100)
+                for (int k = 0; k < kKeysPerPartition; ++k)
+                    add(keyOf(p, k), t, t / 100 + k);
+            add("close-p" + std::to_string(p), close, 1);
+            if (!kcatProduce(m_mock.bootstrap, QString::fromStdString(topic), b, p))
+                return false;
+        }
+        return true;
+    }
+
+    /// The windows one uninterrupted run fires once every partition's watermark is `w`.
+    std::map<std::pair<std::string, long long>, std::pair<long long, long long>>
+    expected(long long w) const
+    {
+        std::map<std::pair<std::string, long long>, std::pair<long long, long long>> out;
+        for (const auto &e : m_sent) {
+            long long start = e.t - e.t % kWindowMs;
+            if (start + kWindowMs - 1 > w)
+                continue;
+            auto &c = out[{e.key, start}];
+            c.first += 1;
+            c.second += e.v;
+        }
+        return out;
+    }
+
+    static bool waitFor(const std::function<bool()> &done, int ms)
+    {
+        QElapsedTimer t;
+        t.start();
+        while (t.elapsed() < ms) {
+            if (done())
+                return true;
+            QTest::qWait(100);
+        }
+        return done();
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        QString err = m_mock.start(3, {"moves:4"});
+        QVERIFY2(err.isEmpty(), qPrintable(err));
+    }
+
+    void windowStateMovesWithItsPartition()
+    {
+        const std::string topic = "moves";
+        const std::string dir = m_dir.path().toStdString();
+        // Phase 1: [0, 6 s) on every partition; the window [4 s, 8 s) stays open across the
+        // rebalance that follows.
+        QVERIFY(produce(topic, 0, 6000, 6000));
+        const long long phase1 = static_cast<long long>(m_sent.size());
+
+        auto a = std::make_unique<Member>(memberPipeline(m_mock.bootstrap, topic, "out-a.jsonl"),
+                                          dir, "a");
+        QVERIFY2(a->job, a->error.c_str());
+        QVERIFY2(waitFor([&] { return a->read() == phase1 && a->owned() == 4; }, 30000),
+                 qPrintable(QString("member a read %1 of %2").arg(a->read()).arg(phase1)));
+
+        // Member b joins: the group rebalances and b takes two partitions with their state.
+        Member b(memberPipeline(m_mock.bootstrap, topic, "out-b.jsonl"), dir, "b");
+        QVERIFY2(b.job, b.error.c_str());
+        QVERIFY2(waitFor([&] { return a->owned() == 2 && b.owned() == 2; }, 30000),
+                 qPrintable(QString("owned: a %1, b %2").arg(a->owned()).arg(b.owned())));
+        QVERIFY2(a->logCount("handed over partition(s)") >= 1, "a handed its partitions over");
+        QCOMPARE(b.logCount("state restored from member `a`'s checkpoint"), 2);
+
+        // Phase 2 [6 s, 12 s) and a close at 12.001 s: windows up to [8 s, 12 s) fire.
+        QVERIFY(produce(topic, 6000, 12000, 12001));
+        auto want2 = expected(kBase + 12000);
+        QVERIFY2(
+            waitFor(
+                [&] { return a->written() + b.written() >= static_cast<long long>(want2.size()); },
+                30000),
+            qPrintable(QString("written a %1 + b %2 of %3")
+                           .arg(a->written())
+                           .arg(b.written())
+                           .arg(want2.size())));
+
+        // Member a leaves (stops, and its consumer leaves the group when the job is gone): b
+        // takes over a's partitions from a's final checkpoint.
+        a->stop();
+        const long long fromA = a->written();
+        a.reset();
+        QVERIFY2(waitFor([&] { return b.owned() == 4; }, 30000), "b owns every partition");
+        QCOMPARE(b.logCount("state restored from member `a`'s checkpoint"), 4);
+        QVERIFY(produce(topic, 12100, 16000, 16001));
+        auto want = expected(kBase + 16000);
+        QVERIFY2(
+            waitFor([&] { return fromA + b.written() >= static_cast<long long>(want.size()); },
+                    30000),
+            qPrintable(
+                QString("written a %1 + b %2 of %3").arg(fromA).arg(b.written()).arg(want.size())));
+        b.stop();
+
+        std::map<std::pair<std::string, long long>, std::pair<long long, long long>> got;
+        int rows = 0;
+        for (const char *f : {"/out-a.jsonl", "/out-b.jsonl"})
+            for (const auto &r : readJsonLines(dir + f)) {
+                ++rows;
+                auto key = std::make_pair(r["key"].get<std::string>(),
+                                          r["window_start"].get<long long>());
+                QVERIFY2(!got.count(key),
+                         qPrintable("window emitted twice: " + QString::fromStdString(r.dump())));
+                got[key] = {r["n"].get<long long>(), r["s"].get<long long>()};
+            }
+        qInfo("%d windows written by the two members (%zu expected)", rows, want.size());
+        for (const auto &[k, v] : want) {
+            auto it = got.find(k);
+            QVERIFY2(it != got.end(), qPrintable(QString("missing window %1 @ %2")
+                                                     .arg(QString::fromStdString(k.first))
+                                                     .arg(k.second)));
+            QVERIFY2(it->second == v, qPrintable(QString("window %1 @ %2: n=%3 s=%4, expected "
+                                                         "n=%5 s=%6")
+                                                     .arg(QString::fromStdString(k.first))
+                                                     .arg(k.second)
+                                                     .arg(it->second.first)
+                                                     .arg(it->second.second)
+                                                     .arg(v.first)
+                                                     .arg(v.second)));
+        }
+        QCOMPARE(got.size(), want.size());
+    }
+
+    void secondProcessWithTheSameMemberNameIsRefused()
+    {
+        const std::string dir = m_dir.path().toStdString() + "/same";
+        QVERIFY(QDir().mkpath(QString::fromStdString(dir)));
+        Member a(memberPipeline(m_mock.bootstrap, "moves", "same-1.jsonl"), dir, "same");
+        QVERIFY2(a.job, a.error.c_str());
+        Member b(memberPipeline(m_mock.bootstrap, "moves", "same-2.jsonl"), dir, "same");
+        QVERIFY(!b.job);
+        QVERIFY2(b.error.find("member `same`") != std::string::npos
+                     && b.error.find("--member") != std::string::npos,
+                 b.error.c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(KafkaRebalanceTest)
+#include "test_kafka_rebalance.moc"
