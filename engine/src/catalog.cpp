@@ -44,9 +44,18 @@ ParamDesc fields(ParamDesc d, std::vector<ParamDesc> f)
     return d;
 }
 
-PortDesc data(std::string name, bool multi = false) { return {std::move(name), PortRole::Data, multi}; }
-PortDesc late() { return {"late", PortRole::Late, false}; }
-PortDesc errors() { return {"errors", PortRole::Errors, false}; }
+PortDesc data(std::string name, bool multi = false)
+{
+    return {std::move(name), PortRole::Data, multi};
+}
+PortDesc late()
+{
+    return {"late", PortRole::Late, false};
+}
+PortDesc errors()
+{
+    return {"errors", PortRole::Errors, false};
+}
 
 ParamDesc paceParam()
 {
@@ -123,12 +132,14 @@ std::vector<NodeKind> buildKinds()
         n.help = "Reads records from a JSON-lines or CSV file in file order.";
         n.isSource = true;
         n.outputs = {data("out"), errors()};
-        n.params = {req(p("path", ParamType::Path, "File to read (relative to the pipeline file).")),
-                    choices(def(p("format", ParamType::Enum, "jsonl: one JSON object per line; "
-                                                             "csv: header line then rows."),
-                                "jsonl"),
-                            {"jsonl", "csv"}),
-                    paceParam()};
+        n.params
+            = {req(p("path", ParamType::Path, "File to read (relative to the pipeline file).")),
+               choices(def(p("format", ParamType::Enum,
+                             "jsonl: one JSON object per line; "
+                             "csv: header line then rows."),
+                           "jsonl"),
+                       {"jsonl", "csv"}),
+               paceParam()};
         k.push_back(n);
     }
     {
@@ -142,16 +153,22 @@ std::vector<NodeKind> buildKinds()
         n.outputs = {data("out"), errors()};
         n.params = {req(p("bootstrap_servers", ParamType::String, "host:port[,host:port...]")),
                     req(p("topic", ParamType::String, "Topic to consume.")),
-                    def(p("group_id", ParamType::String, "Consumer group; processes sharing it "
-                                                         "share the partitions."),
+                    def(p("group_id", ParamType::String,
+                          "Consumer group; processes sharing it "
+                          "share the partitions."),
                         "tideline"),
-                    choices(def(p("start", ParamType::Enum,
-                                  "Where to start without a checkpoint."),
+                    choices(def(p("start", ParamType::Enum, "Where to start without a checkpoint."),
                                 "earliest"),
                             {"earliest", "latest", "committed"}),
                     def(p("bounded", ParamType::Bool,
                           "Read up to the end offsets seen at start, then end like a file."),
                         false),
+                    def(p("partition_tasks", ParamType::Bool,
+                          "Group mode: keyed nodes keep one state per Kafka partition, which "
+                          "moves with the partition between processes (needs the topic "
+                          "partitioned by the key). false: one state for all partitions read "
+                          "here, which does not move."),
+                        true),
                     p("properties", ParamType::StringMap,
                       "Extra librdkafka settings (allowlisted; secrets as ${env:NAME}).")};
         k.push_back(n);
@@ -189,7 +206,8 @@ std::vector<NodeKind> buildKinds()
         n.help = "Keeps records for which the expression is true.";
         n.inputs = {data("in")};
         n.outputs = {data("out")};
-        n.params = {req(p("expr", ParamType::Expr, "e.g. value > 10 and lower(country) in ['de', 'fr']"))};
+        n.params = {
+            req(p("expr", ParamType::Expr, "e.g. value > 10 and lower(country) in ['de', 'fr']"))};
         k.push_back(n);
     }
     {
@@ -215,25 +233,25 @@ std::vector<NodeKind> buildKinds()
         n.needsEventTime = true;
         n.inputs = {data("in")};
         n.outputs = {data("out"), late()};
-        n.params = {
-            req(choices(p("type", ParamType::Enum, "tumbling, sliding or session."),
-                        {"tumbling", "sliding", "session"})),
-            range(p("size_ms", ParamType::Int, "Window length (tumbling, sliding)."), 1),
-            range(p("slide_ms", ParamType::Int, "Distance between window starts (sliding)."), 1),
-            range(p("gap_ms", ParamType::Int, "Inactivity that closes a session (session)."), 1),
-            def(p("key", ParamType::StringList, "Fields to group by (none = one global group)."),
-                Json::array()),
-            req(fields(p("aggregates", ParamType::ObjectList, "What to compute per window."),
-                       {req(choices(p("op", ParamType::Enum, "Aggregate function."),
-                                    {"count", "sum", "min", "max", "avg"})),
-                        p("field", ParamType::String,
-                          "Input field (count without a field counts records)."),
-                        p("as", ParamType::String, "Output field name (default: op_field).")})),
-            range(def(p("allowed_lateness_ms", ParamType::Int,
-                        "Keep fired windows this long and re-emit them as updates when late "
-                        "records arrive."),
-                      0),
-                  0)};
+        n.params
+            = {req(choices(p("type", ParamType::Enum, "tumbling, sliding or session."),
+                           {"tumbling", "sliding", "session"})),
+               range(p("size_ms", ParamType::Int, "Window length (tumbling, sliding)."), 1),
+               range(p("slide_ms", ParamType::Int, "Distance between window starts (sliding)."), 1),
+               range(p("gap_ms", ParamType::Int, "Inactivity that closes a session (session)."), 1),
+               def(p("key", ParamType::StringList, "Fields to group by (none = one global group)."),
+                   Json::array()),
+               req(fields(p("aggregates", ParamType::ObjectList, "What to compute per window."),
+                          {req(choices(p("op", ParamType::Enum, "Aggregate function."),
+                                       {"count", "sum", "min", "max", "avg"})),
+                           p("field", ParamType::String,
+                             "Input field (count without a field counts records)."),
+                           p("as", ParamType::String, "Output field name (default: op_field).")})),
+               range(def(p("allowed_lateness_ms", ParamType::Int,
+                           "Keep fired windows this long and re-emit them as updates when late "
+                           "records arrive."),
+                         0),
+                     0)};
         k.push_back(n);
     }
     {
@@ -247,8 +265,9 @@ std::vector<NodeKind> buildKinds()
         n.inputs = {data("in")};
         n.outputs = {data("out"), late()};
         n.params = {req(p("key", ParamType::StringList, "Fields that identify a record.")),
-                    range(req(p("within_ms", ParamType::Int, "How long (event time) a key is "
-                                                             "remembered.")),
+                    range(req(p("within_ms", ParamType::Int,
+                                "How long (event time) a key is "
+                                "remembered.")),
                           1)};
         k.push_back(n);
     }
@@ -338,8 +357,9 @@ std::vector<NodeKind> buildKinds()
                         "Live auctions bids choose from; sets auction lengths."),
                       100),
                   1),
-            range(def(p("active_people", ParamType::Int, "Persons bidders and sellers are drawn "
-                                                         "from."),
+            range(def(p("active_people", ParamType::Int,
+                        "Persons bidders and sellers are drawn "
+                        "from."),
                       1000),
                   1),
             range(def(p("person_avg_size", ParamType::Int, "Average person size (sizes extra)."),
@@ -374,8 +394,9 @@ std::vector<NodeKind> buildKinds()
         n.outputs = {data("out"), late()};
         n.params = {
             req(p("field", ParamType::String, "Numeric field to rank by, e.g. num or bid.price.")),
-            choices(def(p("order", ParamType::Enum, "max keeps the largest values, min the "
-                                                    "smallest."),
+            choices(def(p("order", ParamType::Enum,
+                          "max keeps the largest values, min the "
+                          "smallest."),
                         "max"),
                     {"max", "min"}),
             range(p("size_ms", ParamType::Int,
@@ -419,9 +440,9 @@ std::vector<NodeKind> buildKinds()
         n.isSink = true;
         n.acceptsUpdates = false;
         n.inputs = {data("in", true)};
-        n.params = {req(p("path", ParamType::Path, "File to write (relative to the pipeline file).")),
-                    choices(def(p("format", ParamType::Enum, "jsonl or csv."), "jsonl"),
-                            {"jsonl", "csv"})};
+        n.params = {
+            req(p("path", ParamType::Path, "File to write (relative to the pipeline file).")),
+            choices(def(p("format", ParamType::Enum, "jsonl or csv."), "jsonl"), {"jsonl", "csv"})};
         k.push_back(n);
     }
     {
@@ -468,19 +489,20 @@ std::vector<NodeKind> buildKinds()
         n.isSink = true;
         n.acceptsUpdates = false;
         n.inputs = {data("in", true)};
-        n.params = {req(p("bootstrap_servers", ParamType::String, "host:port[,host:port...]")),
-                    req(p("topic", ParamType::String, "Topic to produce to.")),
-                    p("key_field", ParamType::String, "Field used as the message key."),
-                    choices(def(p("delivery", ParamType::Enum,
-                                  "at_least_once (idempotent producer) or exactly_once "
-                                  "(a transaction per checkpoint)."),
-                                "at_least_once"),
-                            {"at_least_once", "exactly_once"}),
-                    p("transactional_id", ParamType::String,
-                      "exactly_once: stable id of this writer (default tideline-<group_id>-<node>); "
-                      "give each process sharing a group its own."),
-                    p("properties", ParamType::StringMap,
-                      "Extra librdkafka settings (allowlisted; secrets as ${env:NAME}).")};
+        n.params
+            = {req(p("bootstrap_servers", ParamType::String, "host:port[,host:port...]")),
+               req(p("topic", ParamType::String, "Topic to produce to.")),
+               p("key_field", ParamType::String, "Field used as the message key."),
+               choices(def(p("delivery", ParamType::Enum,
+                             "at_least_once (idempotent producer) or exactly_once "
+                             "(a transaction per checkpoint)."),
+                           "at_least_once"),
+                       {"at_least_once", "exactly_once"}),
+               p("transactional_id", ParamType::String,
+                 "exactly_once: stable id of this writer (default tideline-<group_id>-<node>); "
+                 "give each process sharing a group its own."),
+               p("properties", ParamType::StringMap,
+                 "Extra librdkafka settings (allowlisted; secrets as ${env:NAME}).")};
         k.push_back(n);
     }
     return k;
@@ -491,18 +513,30 @@ std::vector<NodeKind> buildKinds()
 const char *paramTypeName(ParamType t)
 {
     switch (t) {
-    case ParamType::Int: return "integer";
-    case ParamType::Number: return "number";
-    case ParamType::Bool: return "boolean";
-    case ParamType::String: return "string";
-    case ParamType::Enum: return "string";
-    case ParamType::Path: return "string (path)";
-    case ParamType::Expr: return "string (expression)";
-    case ParamType::StringList: return "array of strings";
-    case ParamType::ExprMap: return "object {field: expression}";
-    case ParamType::Object: return "object";
-    case ParamType::ObjectList: return "array of objects";
-    case ParamType::StringMap: return "object {name: string}";
+    case ParamType::Int:
+        return "integer";
+    case ParamType::Number:
+        return "number";
+    case ParamType::Bool:
+        return "boolean";
+    case ParamType::String:
+        return "string";
+    case ParamType::Enum:
+        return "string";
+    case ParamType::Path:
+        return "string (path)";
+    case ParamType::Expr:
+        return "string (expression)";
+    case ParamType::StringList:
+        return "array of strings";
+    case ParamType::ExprMap:
+        return "object {field: expression}";
+    case ParamType::Object:
+        return "object";
+    case ParamType::ObjectList:
+        return "array of objects";
+    case ParamType::StringMap:
+        return "object {name: string}";
     }
     return "?";
 }

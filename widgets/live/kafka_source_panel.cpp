@@ -79,7 +79,7 @@ void KafkaSourcePanel::showFigures(const KafkaSourceFigures &f)
     for (const auto &p : parts) {
         idle += p.idle ? 1 : 0;
         assigned += p.assigned ? 1 : 0;
-        totalLag += p.assigned ? p.lag : 0;
+        totalLag += p.assigned && p.lag > 0 ? p.lag : 0; // -1: not known yet
     }
     QString status;
     if (parts.isEmpty())
@@ -145,7 +145,7 @@ void KafkaSourcePanel::showFigures(const KafkaSourceFigures &f)
         else
             set(Watermark, eventTimeText(p.watermark) + (i == minRow ? tr("  ◀ min") : QString()),
                 i == minRow ? style::lateAccepted() : style::watermark());
-        if (p.assigned)
+        if (p.assigned && p.lag >= 0)
             set(Lag, QLocale(QLocale::English).toString(p.lag),
                 p.lag > 0 ? style::lateAccepted() : style::text(), right);
         else

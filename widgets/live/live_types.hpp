@@ -91,7 +91,7 @@ struct KafkaPartitionFigures
     bool idle = false;
     qint64 idleSinceMs = 0;
     qint64 lastActivityMs = 0; ///< processing time of its last record (0 = none yet)
-    qint64 lag = 0;            ///< records between the read position and the log end
+    qint64 lag = 0;            ///< records between the read position and the log end (-1: unknown)
 };
 
 struct KafkaSourceFigures

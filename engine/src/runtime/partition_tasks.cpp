@@ -29,6 +29,22 @@ namespace tideline {
 
 namespace {
 
+/// Whether a node's state is split by a key of the record. A node that keeps one state for
+/// everything (a window or top without key) must see every partition's records, so it stays
+/// shared: split per partition it would emit one partial result per partition.
+bool stateIsKeyedOrNone(const NodeSpec &n)
+{
+    auto empty = [&](const char *param) {
+        auto it = n.params.find(param);
+        return it == n.params.end() || it->is_null() || it->empty();
+    };
+    if (n.kind == "window")
+        return !empty("key");
+    if (n.kind == "top")
+        return !empty("by");
+    return true;
+}
+
 class TaskHostAdapter final : public PartitionTaskHost
 {
 public:
@@ -69,7 +85,8 @@ std::string Runtime::expandPartitionTasks(const std::vector<ResolvedEdge> &edges
         std::vector<int> templates;
         for (int u : m_order) {
             const Node &node = m_nodes[static_cast<std::size_t>(u)];
-            if (node.kind->isSource || node.kind->isSink || node.inbound.empty())
+            if (node.kind->isSource || node.kind->isSink || node.inbound.empty()
+                || !stateIsKeyedOrNone(*node.spec))
                 continue;
             bool all = true;
             for (const auto &e : edges) {

@@ -20,7 +20,7 @@ struct InputWatermark
     bool idle = false;
     std::int64_t idleSinceMs = 0;    ///< Processing time at which it went idle.
     std::int64_t lastActivityMs = 0; ///< Processing time of its last record.
-    std::int64_t lag = 0;            ///< Records behind (Kafka), 0 otherwise.
+    std::int64_t lag = 0;            ///< Records behind (Kafka; -1 = not known yet), 0 otherwise.
 };
 
 struct NodeMetrics

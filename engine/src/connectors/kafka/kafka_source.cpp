@@ -72,6 +72,7 @@ public:
                   : start == "committed" ? Start::Committed
                                          : Start::Earliest;
         m_bounded = p.value("bounded", false);
+        m_tasks = p.value("partition_tasks", true);
         m_properties = p.value("properties", Json::object());
         m_where.reserve(128);
         kafka::registerOffsetSource(this);
@@ -156,7 +157,7 @@ public:
 
     // Group mode: partitions come and go with rebalances, so they run as tasks whose state
     // moves with them (runtime/partition_tasks.cpp).
-    bool partitionTasks() const override { return !m_bounded; }
+    bool partitionTasks() const override { return !m_bounded && m_tasks; }
     void setTaskHost(PartitionTaskHost *host) override { m_host = host; }
     std::map<int, std::int64_t> taskPositions() const override
     {
@@ -210,6 +211,8 @@ public:
             iw.lastActivityMs = st.lastActivityMs;
             std::int64_t lo = 0, hi = 0;
             // Cached from fetch responses: never a broker round trip on the loop thread.
+            // Unknown (-1) until a fetch response told the partition's end.
+            iw.lag = -1;
             if (m_rk && rd_kafka_get_watermark_offsets(m_rk, m_topic.c_str(), p, &lo, &hi) == 0
                 && hi >= 0 && st.next >= 0)
                 iw.lag = std::max<std::int64_t>(0, hi - st.next);
@@ -610,6 +613,7 @@ private:
     StaticPath m_topicInterned{std::string_view()};
     Start m_start = Start::Earliest;
     bool m_bounded = false;
+    bool m_tasks = true; ///< params.partition_tasks
     Json m_properties;
 
     rd_kafka_t *m_rk = nullptr;

@@ -60,8 +60,10 @@ std::vector<int> downstream(const PipelineSpec &spec, int from)
 std::string keyedStateFields(const NodeSpec &n)
 {
     const char *param = nullptr;
-    if (n.kind == "window" || n.kind == "dedup" || n.kind == "top")
+    if (n.kind == "window" || n.kind == "dedup")
         param = "key";
+    else if (n.kind == "top")
+        param = "by";
     else if (n.kind == "join" || n.kind == "window_join")
         param = "left_key";
     if (!param || !n.params.contains(param))
@@ -87,39 +89,50 @@ void validateKafkaSource(const NodeValidationContext &ctx)
     if (p.value("bounded", false))
         return; // one process reads every partition
     // Unbounded = consumer group: each process owns only some partitions.
+    const bool tasks = p.value("partition_tasks", true);
+    const bool checkpoints = ctx.spec.settings.contains("checkpoint");
+    bool keyedState = false;
     for (int v : downstream(ctx.spec, ctx.nodeIndex)) {
         const NodeSpec &n = ctx.spec.nodes[static_cast<std::size_t>(v)];
-        if (n.kind == "watermark" && n.params.value("idle_timeout_ms", 0LL) <= 0)
-            ctx.warning("group_id",
-                        "watermark node `" + n.id
-                            + "` has no idle_timeout_ms: with several "
-                              "processes sharing group_id, partitions owned by the others never "
-                              "produce here and hold its watermark back forever (set "
-                              "idle_timeout_ms, e.g. 10000)");
-        bool keyed = n.params.contains("key") && !n.params["key"].empty();
-        if ((n.kind == "window" || n.kind == "dedup") && !keyed)
+        const std::string fields = keyedStateFields(n);
+        const bool unkeyed = fields.empty() && (n.kind == "window" || n.kind == "top");
+        if (unkeyed) {
             ctx.warning("group_id",
                         "`" + n.id + "` (" + n.kind
-                            + ") has no key: with several processes "
-                              "sharing group_id each computes it over its own partitions only; key "
-                              "it by the Kafka message key or run one process (bounded: true reads "
+                            + ") has no key: it keeps one state for every partition this process "
+                              "reads, so with several processes sharing group_id each computes "
+                              "it over its own partitions only, and that state does not move on "
+                              "a rebalance; key it, or run one process (bounded: true reads "
                               "every partition)");
-        std::string fields = keyedStateFields(n);
+            continue;
+        }
         if (fields.empty())
             continue;
-        std::string partitioning
-            = fields == "_kafka.key"
-                  ? std::string()
-                  : " this is correct only if producers partition the topic by that key (use it "
-                    "as the message key, or key by _kafka.key); and";
-        ctx.warning("group_id",
-                    "`" + n.id + "` (" + n.kind + ") keeps keyed state by " + fields
-                        + ": with several processes sharing group_id" + partitioning
-                        + " that state does not move with a partition on a rebalance (the new "
-                          "owner rebuilds it from the records replayed since the last committed "
-                          "offsets), so windows open across a rebalance can be incomplete. For "
-                          "exact results run one process per group_id");
+        keyedState = true;
+        if (!tasks) {
+            ctx.warning("partition_tasks",
+                        "`" + n.id + "` (" + n.kind + ") keeps keyed state by " + fields
+                            + " in one state for every partition read here: with several "
+                              "processes sharing group_id that state does not move on a "
+                              "rebalance (the new owner rebuilds it from replayed records only); "
+                              "remove partition_tasks: false to move it with the partition");
+            continue;
+        }
+        if (fields != "_kafka.key")
+            ctx.warning("group_id",
+                        "`" + n.id + "` (" + n.kind + ") keeps keyed state by " + fields
+                            + ", one state per Kafka partition (it moves with the partition "
+                              "between the processes of the group): correct only if producers "
+                              "partition the topic by that key (use it as the message key, or "
+                              "key by _kafka.key); otherwise set partition_tasks: false and run "
+                              "one process");
     }
+    if (tasks && keyedState && !checkpoints)
+        ctx.warning("group_id",
+                    "no settings.checkpoint: a partition's keyed state moves between the "
+                    "processes of the group through checkpoints, so without them a partition "
+                    "that moves starts empty at its new owner (add settings.checkpoint with a "
+                    "dir the processes share)");
 }
 
 void validateKafkaSink(const NodeValidationContext &ctx)
