@@ -413,6 +413,27 @@ private slots:
         QVERIFY2(got == want, "the windows equal those of one uninterrupted run");
     }
 
+    void unusableTaskStateFailsWithTheFix()
+    {
+        // A pointer naming a checkpoint that is gone: the member must not start the partition
+        // empty in silence.
+        const std::string dir = m_dir.path().toStdString() + "/gone";
+        QVERIFY(QDir().mkpath(QString::fromStdString(dir + "/ckpt/tasks/src")));
+        for (int p = 0; p < kPartitions; ++p) {
+            std::ofstream f(dir + "/ckpt/tasks/src/p" + std::to_string(p) + ".json");
+            f << R"({"source":"src","partition":)" << p
+              << R"(,"member":"x","checkpoint":9,"manifest":"members/x/manifest-9.json","offset":0})";
+        }
+        Member m(memberPipeline(m_mock.bootstrap, "moves", "gone.jsonl"), dir, "solo");
+        QVERIFY2(m.job, m.error.c_str());
+        QVERIFY2(waitFor([&] { return !m.job->failure().empty(); }, 30000), "the run fails");
+        const std::string f = m.job->failure();
+        QVERIFY2(f.find("member `x`'s checkpoint 9") != std::string::npos, f.c_str());
+        QVERIFY2(f.find("delete ") != std::string::npos && f.find("/ckpt/tasks/src/p")
+                                                                != std::string::npos,
+                 f.c_str());
+    }
+
     void secondProcessWithTheSameMemberNameIsRefused()
     {
         const std::string dir = m_dir.path().toStdString() + "/same";

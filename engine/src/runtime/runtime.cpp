@@ -623,6 +623,16 @@ void Runtime::tapOut(int nodeIdx,
 
 void Runtime::tapWatermark(int nodeIdx, observe::WatermarkTapEvent::Which which, Timestamp w)
 {
+    if (const Node &node = m_nodes[static_cast<std::size_t>(nodeIdx)]; node.taskPartition >= 0) {
+        // Partition-task instances share their node's id: report each advance of the node
+        // once (the template's outW/combinedIn are free to remember the last one reported).
+        Node &templ = m_nodes[static_cast<std::size_t>(node.logical)];
+        Timestamp &last = which == observe::WatermarkTapEvent::Which::Output ? templ.outW
+                                                                              : templ.combinedIn;
+        if (w <= last)
+            return;
+        last = w;
+    }
     observe::WatermarkTapEvent e;
     e.node = m_nodes[static_cast<std::size_t>(nodeIdx)].spec->id;
     e.which = which;

@@ -9,8 +9,10 @@
 // Modes. bounded: assign() every partition, read up to the end offsets seen at start (kept in
 // the checkpoint so a restarted run ends at the same place), then Finished. Unbounded:
 // subscribe() with group_id so several processes share the partitions (parallelism <=
-// partitions); partitions owned by other members never produce here, so the watermark node
-// needs idle_timeout_ms (validation warns).
+// partitions). With partition_tasks (default) the runtime runs the nodes after this source as
+// one task per partition and moves a partition's state with it: this source tells it about
+// every assignment and revocation (PartitionTaskHost) and resumes a partition at the offset
+// its moved state names.
 //
 // Offsets are committed to Kafka only in notifyCheckpointComplete() (after the checkpoint is
 // durable), never on a timer, never before processing. With an exactly_once sink the
