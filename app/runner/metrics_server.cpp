@@ -221,13 +221,16 @@ std::string prometheusText(const observe::MetricsSnapshot &s, std::int64_t nowMs
         const char *name, *help;
         Int observe::NodeMetrics::*field;
     };
-    const std::array<Gauge, 3> gauges{{
+    const std::array<Gauge, 4> gauges{{
         {"tideline_node_state_entries", "Keyed state entries held by the node.",
          &observe::NodeMetrics::stateEntries},
         {"tideline_node_state_bytes", "Approximate bytes of state held by the node.",
          &observe::NodeMetrics::stateBytes},
         {"tideline_node_open_windows", "Windows open (not yet fired and purged) in the node.",
          &observe::NodeMetrics::openWindows},
+        {"tideline_node_state_spilled_entries",
+         "Of the state entries, how many are on disk (settings.state \"rocksdb\").",
+         &observe::NodeMetrics::stateSpilled},
     }};
     for (const auto &g : gauges) {
         Family f(out, g.name, "gauge", g.help);

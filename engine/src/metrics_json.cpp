@@ -24,6 +24,8 @@ std::string nodeMetricsLine(const observe::NodeMetrics &m, std::int64_t tMs)
     j["max_event_time"] = optionalTime(m.maxEventTime);
     j["state_entries"] = m.stateEntries;
     j["state_bytes"] = m.stateBytes;
+    if (m.stateSpilled > 0) // extension: settings.state "rocksdb" only
+        j["state_spilled"] = m.stateSpilled;
     j["open_windows"] = m.openWindows;
     return j.dump();
 }

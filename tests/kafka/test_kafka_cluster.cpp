@@ -113,6 +113,25 @@ std::set<long long> ids(const std::vector<Json> &rows, const char *field = "even
     return s;
 }
 
+/// Runs the job on this thread until at least `records` are read and a checkpoint has
+/// completed (20 s at most). False when that did not happen while the job kept running.
+bool runUntilCheckpointed(Job &job, std::int64_t records)
+{
+    auto checkpointDone = [&] {
+        auto s = job.snapshot();
+        return s.lastCheckpoint && s.lastCheckpoint->status == "completed";
+    };
+    QElapsedTimer t;
+    t.start();
+    while (t.elapsed() < 20000 && (job.snapshot().recordsRead < records || !checkpointDone())) {
+        if (job.runFor(50) != Job::Status::Running)
+            return false;
+        job.publishMetrics();
+        QTest::qWait(2);
+    }
+    return checkpointDone();
+}
+
 } // namespace
 
 class KafkaClusterTest : public QObject
@@ -551,18 +570,7 @@ private slots:
         auto job = makeJob(j, dir, error, [&](const std::string &l) { logs.push_back(l); });
         QVERIFY2(job, error.c_str());
         // Run until a checkpoint has completed and part of the input is through.
-        QElapsedTimer t;
-        t.start();
-        auto checkpointDone = [&] {
-            auto s = job->snapshot();
-            return s.lastCheckpoint && s.lastCheckpoint->status == "completed";
-        };
-        while (t.elapsed() < 20000 && (job->snapshot().recordsRead < n / 4 || !checkpointDone())) {
-            QCOMPARE(job->runFor(50), Job::Status::Running);
-            job->publishMetrics();
-            QTest::qWait(2);
-        }
-        QVERIFY(checkpointDone());
+        QVERIFY(runUntilCheckpointed(*job, n / 4));
         std::int64_t readBefore = job->snapshot().recordsRead;
         QVERIFY2(readBefore < n, "the error must land mid-run");
         QCOMPARE(m_mock.command("err 0 OUT_OF_ORDER_SEQUENCE_NUMBER"), QString("ok"));
@@ -617,18 +625,7 @@ private slots:
         std::string error;
         auto job = makeJob(j, dir, error, [&](const std::string &l) { logs.push_back(l); });
         QVERIFY2(job, error.c_str());
-        QElapsedTimer t;
-        t.start();
-        auto checkpointDone = [&] {
-            auto s = job->snapshot();
-            return s.lastCheckpoint && s.lastCheckpoint->status == "completed";
-        };
-        while (t.elapsed() < 20000 && (job->snapshot().recordsRead < 500 || !checkpointDone())) {
-            QCOMPARE(job->runFor(50), Job::Status::Running);
-            job->publishMetrics();
-            QTest::qWait(2);
-        }
-        QVERIFY(checkpointDone());
+        QVERIFY(runUntilCheckpointed(*job, 500));
         QCOMPARE(m_mock.command("err 26 PRODUCER_FENCED"), QString("ok"));
         Job::Status st = runUntilDone(*job);
         QCOMPARE(m_mock.command("clear 26"), QString("ok"));

@@ -746,6 +746,9 @@ private slots:
         const state::SpillStats mid = stateful(*job).spillStats();
         QVERIFY2(mid.entriesSpilled > 200, qPrintable(QString::number(mid.entriesSpilled)));
         QVERIFY(mid.entriesInMemory < mid.entriesSpilled);
+        // The same figure reaches the metrics (and `state_spilled` in --metrics lines).
+        job->publishMetrics();
+        QCOMPARE(job->snapshot().node("win")->stateSpilled, mid.entriesSpilled);
         QVERIFY2(sstBytes(workDir) > 0, "no SST file in the state store");
         QCOMPARE(job->run(), Job::Status::Finished);
         const state::SpillStats end = stateful(*job).spillStats();

@@ -177,6 +177,17 @@ std::string Runtime::expandPartitionTasks(const std::vector<ResolvedEdge> &edges
 std::string Runtime::resetInstance(int idx)
 {
     Node &node = m_nodes[static_cast<std::size_t>(idx)];
+    // The node's counters stay monotonic: what this instance counted moves to the template.
+    auto &kept = m_nodes[static_cast<std::size_t>(node.logical)].metrics;
+    kept.recordsIn += node.metrics.recordsIn;
+    kept.recordsOut += node.metrics.recordsOut;
+    kept.late += node.metrics.late;
+    kept.errors += node.metrics.errors;
+    if (node.op) {
+        observe::NodeMetrics own; // figures only the operator knows
+        node.op->reportMetrics(own);
+        kept.duplicatesDropped += own.duplicatesDropped;
+    }
     node.op.reset();
     if (std::string err = makeOperator(idx); !err.empty())
         return err;
@@ -325,6 +336,12 @@ void Runtime::onPartitionsRevoked(int section, const std::vector<int> &partition
 void Runtime::publishTemplate(const Node &templ, observe::NodeMetrics &m) const
 {
     const TaskSection &sec = m_tasks[static_cast<std::size_t>(templ.section)];
+    // Counted by instances since reset (partitions that left), then the live instances.
+    m.recordsIn = templ.metrics.recordsIn;
+    m.recordsOut = templ.metrics.recordsOut;
+    m.late = templ.metrics.late;
+    m.errors = templ.metrics.errors;
+    m.duplicatesDropped = templ.metrics.duplicatesDropped;
     m.node = templ.spec->id;
     m.kind = templ.spec->kind;
     const bool watermarkKind = templ.kind->kind == "watermark";
@@ -342,6 +359,7 @@ void Runtime::publishTemplate(const Node &templ, observe::NodeMetrics &m) const
         m.duplicatesDropped += im.duplicatesDropped;
         m.stateEntries += im.stateEntries;
         m.stateBytes += im.stateBytes;
+        m.stateSpilled += im.stateSpilled;
         m.openWindows += im.openWindows;
         m.checksum += im.checksum;
         if (im.maxEventTime && (!m.maxEventTime || *im.maxEventTime > *m.maxEventTime))

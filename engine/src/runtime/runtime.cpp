@@ -414,8 +414,10 @@ void Runtime::emitWrapped(int nodeIdx,
 bool Runtime::connected(int nodeIdx, int port) const
 {
     const Node &node = m_nodes[static_cast<std::size_t>(nodeIdx)];
-    return port >= 0 && static_cast<std::size_t>(port) < node.outputs.size()
-           && !node.outputs[static_cast<std::size_t>(port)].targets.empty();
+    if (port < 0 || static_cast<std::size_t>(port) >= node.outputs.size())
+        return false;
+    const PortRoute &route = node.outputs[static_cast<std::size_t>(port)];
+    return !route.targets.empty() || !route.byPartition.empty();
 }
 
 void Runtime::emitWatermark(int nodeIdx, Timestamp w)
@@ -627,8 +629,8 @@ void Runtime::tapWatermark(int nodeIdx, observe::WatermarkTapEvent::Which which,
         // Partition-task instances share their node's id: report each advance of the node
         // once (the template's outW/combinedIn are free to remember the last one reported).
         Node &templ = m_nodes[static_cast<std::size_t>(node.logical)];
-        Timestamp &last = which == observe::WatermarkTapEvent::Which::Output ? templ.outW
-                                                                              : templ.combinedIn;
+        Timestamp &last
+            = which == observe::WatermarkTapEvent::Which::Output ? templ.outW : templ.combinedIn;
         if (w <= last)
             return;
         last = w;

@@ -36,6 +36,7 @@ struct NodeMetrics
     std::optional<std::int64_t> maxEventTime; ///< Largest event time seen (nullopt = none).
     std::int64_t stateEntries = 0;
     std::int64_t stateBytes = 0;
+    std::int64_t stateSpilled = 0; ///< Of stateEntries, how many are on disk (state "rocksdb").
     std::int64_t openWindows = 0;
     std::uint64_t checksum = 0;         ///< sink.discard: order-independent checksum of rows
     std::vector<InputWatermark> inputs; ///< Per input / partition watermark detail.

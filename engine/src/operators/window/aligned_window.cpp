@@ -288,6 +288,7 @@ public:
         // Entries count memory and disk; bytes are the memory in use (spilled bytes live in
         // the state store's folder).
         m.stateBytes = static_cast<std::int64_t>(memoryBytes());
+        m.stateSpilled = m_spillStats.entriesSpilled;
         m.errors += m_ignoredValues;
     }
 

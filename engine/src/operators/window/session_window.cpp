@@ -202,6 +202,7 @@ public:
             if (k.used)
                 bytes += k.key.capacity() * 2 + k.sessions.size() * sessionBytes();
         m.stateBytes = static_cast<std::int64_t>(bytes); // memory only (spilled: on disk)
+        m.stateSpilled = m_spillStats.entriesSpilled;
         m.errors += m_ignoredValues;
     }
 
