@@ -6,6 +6,7 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <csignal>
 #include <fstream>
 #include <map>
@@ -41,14 +42,18 @@ std::string keyOf(int partition, int k)
 Json memberPipeline(const QString &bootstrap,
                     const std::string &topic,
                     const std::string &out,
-                    long long checkpointMs = 400)
+                    long long checkpointMs = 400,
+                    const std::string &strategy = {})
 {
+    Json props{{"session.timeout.ms", "6000"}, {"heartbeat.interval.ms", "300"}};
+    if (!strategy.empty())
+        props["partition.assignment.strategy"] = strategy;
     Json nodes = Json::array(
         {node("src", "source.kafka",
               {{"bootstrap_servers", bootstrap.toStdString()},
                {"topic", topic},
                {"group_id", "g-" + topic},
-               {"properties", {{"session.timeout.ms", "6000"}, {"heartbeat.interval.ms", "300"}}}}),
+               {"properties", props}}),
          node("wm", "watermark", {{"time_field", "t"}, {"max_out_of_orderness_ms", 0}}),
          node("w", "window",
               {{"type", "tumbling"},
@@ -196,35 +201,61 @@ private slots:
     void initTestCase()
     {
         QVERIFY(m_dir.isValid());
-        QString err = m_mock.start(3, {"moves:4", "crash:4"});
+        QString err = m_mock.start(3, {"moves:4", "moves2:4", "crash:4"});
         QVERIFY2(err.isEmpty(), qPrintable(err));
+    }
+
+    void windowStateMovesWithItsPartition_data()
+    {
+        QTest::addColumn<QString>("topic");
+        QTest::addColumn<QString>("strategy");
+        // Eager: every rebalance revokes everything (kept partitions resume suspended, without
+        // a reload). Cooperative: only the partitions that move are revoked and assigned.
+        QTest::newRow("eager (range,roundrobin)") << "moves"
+                                                  << "";
+        QTest::newRow("cooperative-sticky") << "moves2"
+                                            << "cooperative-sticky";
     }
 
     void windowStateMovesWithItsPartition()
     {
-        const std::string topic = "moves";
-        const std::string dir = m_dir.path().toStdString();
+        QFETCH(QString, topic);
+        QFETCH(QString, strategy);
+        const std::string topicName = topic.toStdString();
+        const std::string assignor = strategy.toStdString();
+        const std::string dir = m_dir.path().toStdString() + "/" + topicName;
+        QVERIFY(QDir().mkpath(QString::fromStdString(dir)));
+        m_sent.clear();
         // Phase 1: [0, 6 s) on every partition; the window [4 s, 8 s) stays open across the
         // rebalance that follows.
-        QVERIFY(produce(topic, 0, 6000, 6000));
+        QVERIFY(produce(topicName, 0, 6000, 6000));
         const long long phase1 = static_cast<long long>(m_sent.size());
 
-        auto a = std::make_unique<Member>(memberPipeline(m_mock.bootstrap, topic, "out-a.jsonl"),
-                                          dir, "a");
+        auto a = std::make_unique<Member>(
+            memberPipeline(m_mock.bootstrap, topicName, "out-a.jsonl", 400, assignor), dir, "a");
         QVERIFY2(a->job, a->error.c_str());
         QVERIFY2(waitFor([&] { return a->read() == phase1 && a->owned() == 4; }, 30000),
                  qPrintable(QString("member a read %1 of %2").arg(a->read()).arg(phase1)));
 
         // Member b joins: the group rebalances and b takes two partitions with their state.
-        Member b(memberPipeline(m_mock.bootstrap, topic, "out-b.jsonl"), dir, "b");
+        Member b(memberPipeline(m_mock.bootstrap, topicName, "out-b.jsonl", 400, assignor), dir,
+                 "b");
         QVERIFY2(b.job, b.error.c_str());
         QVERIFY2(waitFor([&] { return a->owned() == 2 && b.owned() == 2; }, 30000),
                  qPrintable(QString("owned: a %1, b %2").arg(a->owned()).arg(b.owned())));
         QVERIFY2(a->logCount("handed over partition(s)") >= 1, "a handed its partitions over");
+        for (const auto &line : a->log())
+            if (line.find("handed over partition(s)") != std::string::npos) {
+                // Eager rebalancing revokes all four (two come back without a reload);
+                // cooperative revokes only the two that move.
+                const auto commas = std::count(line.begin(), line.end(), ',');
+                QVERIFY2(commas == (assignor.empty() ? 3 : 1), line.c_str());
+                break;
+            }
         QCOMPARE(b.logCount("state restored from member `a`'s checkpoint"), 2);
 
         // Phase 2 [6 s, 12 s) and a close at 12.001 s: windows up to [8 s, 12 s) fire.
-        QVERIFY(produce(topic, 6000, 12000, 12001));
+        QVERIFY(produce(topicName, 6000, 12000, 12001));
         auto want2 = expected(kBase + 12000);
         QVERIFY2(
             waitFor(
@@ -242,7 +273,7 @@ private slots:
         a.reset();
         QVERIFY2(waitFor([&] { return b.owned() == 4; }, 30000), "b owns every partition");
         QCOMPARE(b.logCount("state restored from member `a`'s checkpoint"), 4);
-        QVERIFY(produce(topic, 12100, 16000, 16001));
+        QVERIFY(produce(topicName, 12100, 16000, 16001));
         auto want = expected(kBase + 16000);
         QVERIFY2(
             waitFor([&] { return fromA + b.written() >= static_cast<long long>(want.size()); },
@@ -429,8 +460,8 @@ private slots:
         QVERIFY2(waitFor([&] { return !m.job->failure().empty(); }, 30000), "the run fails");
         const std::string f = m.job->failure();
         QVERIFY2(f.find("member `x`'s checkpoint 9") != std::string::npos, f.c_str());
-        QVERIFY2(f.find("delete ") != std::string::npos && f.find("/ckpt/tasks/src/p")
-                                                                != std::string::npos,
+        QVERIFY2(f.find("delete ") != std::string::npos
+                     && f.find("/ckpt/tasks/src/p") != std::string::npos,
                  f.c_str());
     }
 
