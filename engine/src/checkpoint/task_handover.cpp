@@ -7,6 +7,7 @@
 #include "checkpoint/files.hpp"
 #include "runtime/runtime.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -89,12 +90,16 @@ std::string Coordinator::restoreInstances(int section,
     std::vector<int> insts;
     for (int t : sec.templates)
         insts.push_back(nodes[static_cast<std::size_t>(t)].instances[static_cast<std::size_t>(p)]);
+    const auto &reset = m_rt.options().resetState;
+    auto isReset = [&](const Runtime::Node &node) {
+        return std::find(reset.begin(), reset.end(), node.spec->id) != reset.end();
+    };
     // Check everything before restoring anything.
     for (int v : insts) {
         auto &node = nodes[static_cast<std::size_t>(v)];
         auto it = saved.find(node.id);
-        if (it == saved.end())
-            continue; // new in this version of the pipeline: starts empty
+        if (it == saved.end() || isReset(node))
+            continue; // new in this version of the pipeline, or --reset-state: starts empty
         const NodeEntry &e = it->second.entry;
         std::string fp = node.op->stateFingerprint();
         if (e.kind != node.spec->kind || e.fingerprint != fp)
@@ -102,7 +107,9 @@ std::string Coordinator::restoreInstances(int section,
                    + " does not fit the node as configured here ("
                    + (e.kind != node.spec->kind ? "kind " + e.kind + " -> " + node.spec->kind
                                                 : "saved `" + e.fingerprint + "`, now `" + fp + "`")
-                   + "): do all members run the same pipeline?";
+                   + "): do all members run the same pipeline? To drop it, rerun with "
+                     "--reset-state "
+                   + node.spec->id;
         if (crc32c(it->second.blob) != e.crc && e.bytes > 0)
             return "the state of `" + node.id + "` in " + origin + " fails its checksum";
     }
@@ -111,6 +118,10 @@ std::string Coordinator::restoreInstances(int section,
         auto it = saved.find(node.id);
         if (it == saved.end())
             continue;
+        if (isReset(node)) {
+            log("`" + node.id + "`: saved state discarded (--reset-state)");
+            continue;
+        }
         const NodeEntry &e = it->second.entry;
         if (!it->second.blob.empty()) {
             try {
