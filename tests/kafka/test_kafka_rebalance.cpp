@@ -81,7 +81,10 @@ struct Event
 class Member
 {
 public:
-    Member(const Json &pipeline, const std::string &dir, const std::string &name)
+    Member(const Json &pipeline,
+           const std::string &dir,
+           const std::string &name,
+           std::vector<std::string> resetState = {})
         : m_name(name)
     {
         std::string problems;
@@ -93,6 +96,7 @@ public:
         JobOptions o;
         o.baseDir = dir;
         o.member = name;
+        o.resetState = std::move(resetState);
         o.log = [this](const std::string &line) {
             std::lock_guard lock(m_mutex);
             m_log.push_back(line);
@@ -463,6 +467,36 @@ private slots:
         QVERIFY2(f.find("delete ") != std::string::npos
                      && f.find("/ckpt/tasks/src/p") != std::string::npos,
                  f.c_str());
+    }
+
+    void editedKeyedNodeRefusesMovedStateUntilReset()
+    {
+        const std::string dir = m_dir.path().toStdString() + "/edited";
+        QVERIFY(QDir().mkpath(QString::fromStdString(dir)));
+        {
+            // Owns every partition, stops: its final checkpoint names all four.
+            Member m(memberPipeline(m_mock.bootstrap, "moves", "edited.jsonl"), dir, "solo");
+            QVERIFY2(m.job, m.error.c_str());
+            QVERIFY(waitFor([&] { return m.owned() == 4; }, 30000));
+        }
+        Json edited = memberPipeline(m_mock.bootstrap, "moves", "edited.jsonl");
+        edited["nodes"][2]["params"]["size_ms"] = 2000;
+        {
+            Member m(edited, dir, "solo");
+            QVERIFY2(m.job, m.error.c_str());
+            QVERIFY2(waitFor([&] { return !m.job->failure().empty(); }, 30000), "the run fails");
+            const std::string f = m.job->failure();
+            QVERIFY2(f.find("does not fit the node as configured here") != std::string::npos
+                         && f.find("--reset-state w") != std::string::npos,
+                     f.c_str());
+        }
+        Member m(edited, dir, "solo", {"w"});
+        QVERIFY2(m.job, m.error.c_str());
+        QVERIFY2(
+            waitFor([&] { return m.owned() == 4 && m.logCount("discarded (--reset-state)") == 4; },
+                    30000),
+            "the window's saved state is dropped for every partition");
+        QVERIFY(m.job->failure().empty());
     }
 
     void secondProcessWithTheSameMemberNameIsRefused()
