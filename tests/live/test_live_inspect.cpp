@@ -15,6 +15,7 @@
 #include "live/live_charts.hpp"
 #include "live/live_history.hpp"
 #include "live/partition_count_helper.hpp"
+#include "live/watermark_why_panel.hpp"
 #include "live_views.hpp"
 #include "main_window.hpp"
 #include "pipeline_document.hpp"
@@ -109,6 +110,7 @@ observe::MetricsSnapshot fakeKafkaSnapshot(std::int64_t now, std::int64_t record
                  part(1, 1'714'557'602'500, false, 0, 0, now - 200),
                  part(2, 1'714'557'601'000, true, 0, now - 2000, now - 4000),
                  part(3, std::nullopt, true, 0, now - 3000, 0)};
+    wm.inputs[3].assigned = false; // another member of the group owns it
     wm.watermark = 1'714'557'602'500;
     observe::NodeMetrics out;
     out.node = "out";
@@ -185,6 +187,7 @@ private Q_SLOTS:
     void partitionCountFormula();
     void partitionCountHelperWidget();
     void kafkaInspectorFromEngineSnapshot();
+    void whyPanelNamesPartitionsOfOtherMembers();
     void kafkaInspectorAgainstMockCluster();
     void savepointActionAndCheckpointHistory();
     void checkpointHistoryShowsFailureCause();
@@ -272,7 +275,8 @@ void TestLiveInspect::kafkaInspectorFromEngineSnapshot()
     QVERIFY(cell(t, 1, L::KafkaSourcePanel::Watermark).contains(QStringLiteral("min")));
     QVERIFY(t->item(1, L::KafkaSourcePanel::Watermark)->font().bold());
     QVERIFY(!cell(t, 2, L::KafkaSourcePanel::Watermark).contains(QStringLiteral("min")));
-    QCOMPARE(cell(t, 3, L::KafkaSourcePanel::Watermark), QStringLiteral("−∞"));
+    // Another member's partition has no watermark in this process.
+    QCOMPARE(cell(t, 3, L::KafkaSourcePanel::Watermark), QStringLiteral("—"));
     // Lag from the source.
     QCOMPARE(cell(t, 0, L::KafkaSourcePanel::Lag), QStringLiteral("5"));
     QCOMPARE(cell(t, 2, L::KafkaSourcePanel::Lag), QStringLiteral("120"));
@@ -317,6 +321,24 @@ void TestLiveInspect::kafkaInspectorFromEngineSnapshot()
              QStringLiteral("wm"));
     QCOMPARE(live::downstreamWatermarkNode(live::nodeInfos(spec), {}, QStringLiteral("orders")),
              QString());
+}
+
+void TestLiveInspect::whyPanelNamesPartitionsOfOtherMembers()
+{
+    // A consumer group member: the engine lists every partition of the watermark node and
+    // marks those another member owns; they are not in this process's minimum.
+    const qint64 now = 2'000'000;
+    L::Snapshot s = live::toLive(fakeKafkaSnapshot(now, 1000));
+    const L::NodeFigures *wm = s.node(QStringLiteral("wm"));
+    QVERIFY(wm);
+    L::WatermarkWhyPanel panel;
+    panel.showNode(wm, nullptr, now);
+    QTableWidget *t = panel.table();
+    QCOMPARE(t->rowCount(), 4);
+    QCOMPARE(t->item(3, 3)->text(), QStringLiteral("owned by another member of the group"));
+    QVERIFY(t->item(1, 0)->text().contains(QStringLiteral("min"))); // partition 1 holds it
+    QVERIFY2(panel.explanation().contains(QStringLiteral("another member of the consumer group")),
+             qPrintable(panel.explanation()));
 }
 
 void TestLiveInspect::kafkaInspectorAgainstMockCluster()
@@ -368,6 +390,7 @@ void TestLiveInspect::kafkaInspectorAgainstMockCluster()
         QVERIFY2(cell(t, p, L::KafkaSourcePanel::Watermark).startsWith(expected),
                  qPrintable(cell(t, p, L::KafkaSourcePanel::Watermark) + " vs " + expected));
     }
+    // The empty partition is this run's: no watermark yet.
     QCOMPARE(cell(t, 3, L::KafkaSourcePanel::Watermark), QStringLiteral("−∞"));
     QCOMPARE(cell(t, 3, L::KafkaSourcePanel::LastRecord), QStringLiteral("none yet"));
     // Once partitions 0..2 have been silent for 300 ms they are idle too; 3 was idle first.

@@ -24,6 +24,7 @@ struct InputWatermarkFigures
     qint64 idleSinceMs = 0;
     qint64 lastActivityMs = 0;
     qint64 lag = 0;
+    bool assigned = true; ///< false: a partition another member of the consumer group owns
 };
 
 struct NodeFigures

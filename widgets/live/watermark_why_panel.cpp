@@ -8,6 +8,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace tideline::live {
 
 WatermarkWhyPanel::WatermarkWhyPanel(QWidget *parent)
@@ -86,7 +88,14 @@ void WatermarkWhyPanel::showNode(const NodeFigures *n, const NodeInfo *info, qin
         text = tr("A <b>watermark</b> node computes W = newest event time − out-of-orderness − 1 "
                   "= %1 − %2 − 1 ms")
                    .arg(eventTimeText(n->maxEventTime), durationText(d));
-        if (n->inputs.size() > 1)
+        const bool grouped
+            = std::any_of(n->inputs.begin(), n->inputs.end(),
+                          [](const InputWatermarkFigures &in) { return !in.assigned; });
+        if (grouped)
+            text += tr(", per partition; its W is the minimum over the active partitions this "
+                       "process owns (idle ones, and those another member of the consumer group "
+                       "owns, are skipped).");
+        else if (n->inputs.size() > 1)
             text += tr(", per partition; its W is the minimum over active partitions (idle ones "
                        "are skipped).");
         else
@@ -132,7 +141,9 @@ void WatermarkWhyPanel::showNode(const NodeFigures *n, const NodeInfo *info, qin
         set(2, in.watermark && n->maxEventTime && *in.watermark != kEnded
                    ? durationText(*n->maxEventTime - *in.watermark)
                    : QStringLiteral("—"));
-        if (in.idle)
+        if (!in.assigned)
+            set(3, tr("owned by another member of the group"), style::dim());
+        else if (in.idle)
             set(3, tr("idle since %1 ago").arg(durationText(nowMs - in.idleSinceMs)), style::dim());
         else if (in.watermark == kEnded)
             set(3, tr("ended"), style::dim());

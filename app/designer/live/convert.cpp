@@ -62,8 +62,8 @@ L::Snapshot toLive(const observe::MetricsSnapshot &s)
         f.stateBytes = n.stateBytes;
         f.openWindows = n.openWindows;
         for (const auto &in : n.inputs)
-            f.inputs.push_back(
-                {q(in.name), in.watermark, in.idle, in.idleSinceMs, in.lastActivityMs, in.lag});
+            f.inputs.push_back({q(in.name), in.watermark, in.idle, in.idleSinceMs,
+                                in.lastActivityMs, in.lag, in.assigned});
         out.nodes.push_back(std::move(f));
     }
     if (s.lastCheckpoint)

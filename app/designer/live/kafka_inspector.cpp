@@ -96,7 +96,8 @@ L::KafkaSourceFigures kafkaSourceFigures(const L::Snapshot &s,
             // The watermark node knows every partition of the topic; one the source does not
             // report is read by another process of the group.
             f.assigned = known || !sourceReports;
-            f.hasWatermark = true;
+            // A partition another member owns has no watermark here ("—", not −∞).
+            f.hasWatermark = in.assigned && (known || !sourceReports);
             f.watermark = in.watermark;
             f.idle = in.idle;
             f.idleSinceMs = in.idleSinceMs;

@@ -374,11 +374,14 @@ void Runtime::publishTemplate(const Node &templ, observe::NodeMetrics &m) const
             observe::InputWatermark iw;
             if (!im.inputs.empty())
                 iw = im.inputs.front();
-            iw.name = "partition " + std::to_string(p) + (owned ? "" : " (not assigned here)");
+            iw.name = "partition " + std::to_string(p);
+            iw.assigned = owned;
             iw.watermark.reset();
             if (owned && inst.ownW != kMinTime)
                 iw.watermark = inst.ownW;
             iw.idle = !owned || inst.ownIdle;
+            if (!owned)
+                iw.idleSinceMs = iw.lastActivityMs = 0;
             m.inputs.push_back(std::move(iw));
         } else if (owned) {
             appendInboundInputs(inst, m.inputs);

@@ -21,6 +21,9 @@ struct InputWatermark
     std::int64_t idleSinceMs = 0;    ///< Processing time at which it went idle.
     std::int64_t lastActivityMs = 0; ///< Processing time of its last record.
     std::int64_t lag = 0;            ///< Records behind (Kafka; -1 = not known yet), 0 otherwise.
+    /// false: a Kafka partition that another process of the consumer group owns (it is not in
+    /// this process's minimum).
+    bool assigned = true;
 };
 
 struct NodeMetrics
