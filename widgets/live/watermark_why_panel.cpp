@@ -137,7 +137,8 @@ void WatermarkWhyPanel::showNode(const NodeFigures *n, const NodeInfo *info, qin
         };
         set(0, (i == m_minRow ? QStringLiteral("◀ min  ") : QString()) + in.name,
             i == m_minRow ? style::lateAccepted() : style::text());
-        set(1, eventTimeText(in.watermark));
+        set(1, in.assigned ? eventTimeText(in.watermark) : QStringLiteral("—"),
+            in.assigned ? style::text() : style::dim());
         set(2, in.watermark && n->maxEventTime && *in.watermark != kEnded
                    ? durationText(*n->maxEventTime - *in.watermark)
                    : QStringLiteral("—"));

@@ -135,7 +135,7 @@ std::string Coordinator::restoreInstances(int section,
         }
         node.outW = e.outW;
         node.combinedIn = e.combinedIn;
-        node.outIdle = false;
+        // (outIdle stays as resetInstances left it: idle until the partition is owned.)
         // The merge over partitions starts from what this partition had reached; its own
         // operator raises it with its next record.
         node.ownW = e.outW;
@@ -148,8 +148,11 @@ std::string Coordinator::restoreInstances(int section,
         for (auto &in : nodes[static_cast<std::size_t>(v)].inbound) {
             const auto &from = nodes[static_cast<std::size_t>(in.fromNode)];
             in.watermark = from.taskPartition >= 0 ? from.outW : kMinTime;
-            in.idle = false;
+            in.idle = from.outIdle;
         }
+    // The shared nodes after the section (sinks) learn where the restored instances are.
+    for (int v : insts)
+        m_rt.republishWatermark(v);
     return {};
 }
 

@@ -196,15 +196,28 @@ std::string Runtime::resetInstance(int idx)
             return err;
     node.combinedIn = node.outW = node.ownW = kMinTime;
     node.ownIdle = false;
+    // Idle until its partition is owned here (what the nodes after it already believe):
+    // refreshSection() then wakes it through the normal idleness propagation.
+    node.outIdle = true;
     for (auto &in : node.inbound) {
         in.watermark = kMinTime;
-        in.idle = false;
+        in.idle = m_nodes[static_cast<std::size_t>(in.fromNode)].outIdle;
     }
     observe::NodeMetrics m;
     m.node = node.metrics.node;
     m.kind = node.metrics.kind;
     node.metrics = std::move(m);
     return {};
+}
+
+void Runtime::republishWatermark(int idx)
+{
+    const Node &node = m_nodes[static_cast<std::size_t>(idx)];
+    if (node.outW == kMinTime)
+        return;
+    for (const auto &route : node.outputs)
+        for (const auto &t : route.targets)
+            onInboundWatermark(t.node, t.slot, node.outW);
 }
 
 void Runtime::refreshSection(int section)

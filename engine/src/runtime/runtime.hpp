@@ -132,6 +132,8 @@ public:
     /// After instances were restored or ownership changed: recompute the merged watermarks
     /// and idleness of the section's watermark nodes.
     void refreshSection(int section);
+    /// After a restore set a node's output watermark directly: tell the nodes after it.
+    void republishWatermark(int node);
     /// Set by the state backend: configures one (re)created operator's keyed state.
     std::function<std::string(Node &)> configureNodeState;
     const std::vector<int> &topoOrder() const { return m_order; }
