@@ -47,8 +47,10 @@ void styleAxis(QAbstractAxis *axis)
 } // namespace
 
 TimeSeriesChart::TimeSeriesChart(const QString &title, YKind left, QWidget *parent)
-    : QChartView(parent)
-    , m_chart(new QChart)
+    // The chart goes to the constructor: QChartView(parent) would make a default chart that a
+    // later setChart() releases without deleting (LeakSanitizer found one per view).
+    : QChartView(new QChart, parent)
+    , m_chart(chart())
     , m_x(new QValueAxis)
     , m_leftKind(left)
 {
@@ -71,7 +73,6 @@ TimeSeriesChart::TimeSeriesChart(const QString &title, YKind left, QWidget *pare
     m_chart->addAxis(m_x, Qt::AlignBottom);
     m_left = makeYAxis(left, QString());
     m_chart->addAxis(m_left, Qt::AlignLeft);
-    setChart(m_chart);
     setRenderHint(QPainter::Antialiasing, true);
     setBackgroundBrush(style::background());
     m_placeholder = new QGraphicsSimpleTextItem(m_chart);
