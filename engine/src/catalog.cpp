@@ -226,6 +226,7 @@ std::vector<NodeKind> buildKinds()
     {
         NodeKind n;
         n.kind = "window";
+        n.stateKeyParam = "key";
         n.displayName = "Window";
         n.category = "Windows & joins";
         n.help = "Groups records by key and event-time window and aggregates them; a window fires "
@@ -257,6 +258,7 @@ std::vector<NodeKind> buildKinds()
     {
         NodeKind n;
         n.kind = "dedup";
+        n.stateKeyParam = "key";
         n.displayName = "Dedup";
         n.category = "Windows & joins";
         n.help = "Passes the first record of each key; drops repeats while the key is "
@@ -274,6 +276,7 @@ std::vector<NodeKind> buildKinds()
     {
         NodeKind n;
         n.kind = "join";
+        n.stateKeyParam = "left_key";
         n.displayName = "Interval join";
         n.category = "Windows & joins";
         n.help = "Joins left and right records with equal keys when "
@@ -385,6 +388,7 @@ std::vector<NodeKind> buildKinds()
     {
         NodeKind n;
         n.kind = "top";
+        n.stateKeyParam = "by";
         n.displayName = "Top (max with ties)";
         n.category = "Windows & joins";
         n.help = "Per group, keeps the rows with the largest (or smallest) value of a field, ties "
@@ -412,6 +416,7 @@ std::vector<NodeKind> buildKinds()
     {
         NodeKind n;
         n.kind = "window_join";
+        n.stateKeyParam = "left_key";
         n.displayName = "Window join";
         n.category = "Windows & joins";
         n.help = "Joins left and right records with equal keys that fall in the same tumbling "

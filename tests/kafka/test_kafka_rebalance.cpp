@@ -120,6 +120,8 @@ public:
     }
     long long read() const { return job->snapshot().node("src")->recordsOut; }
     long long written() const { return job->snapshot().node("out")->recordsIn; }
+    /// The window node's figures (its partitions' instances added up).
+    observe::NodeMetrics window() const { return *job->snapshot().node("w"); }
     std::vector<std::string> log() const
     {
         std::lock_guard lock(m_mutex);
@@ -241,6 +243,9 @@ private slots:
         QVERIFY2(waitFor([&] { return a->read() == phase1 && a->owned() == 4; }, 30000),
                  qPrintable(QString("member a read %1 of %2").arg(a->read()).arg(phase1)));
 
+        const long long stateBefore = a->window().stateEntries;
+        const long long inBefore = a->window().recordsIn;
+        QVERIFY(stateBefore > 0);
         // Member b joins: the group rebalances and b takes two partitions with their state.
         Member b(memberPipeline(m_mock.bootstrap, topicName, "out-b.jsonl", 400, assignor), dir,
                  "b");
@@ -257,6 +262,20 @@ private slots:
                 break;
             }
         QCOMPARE(b.logCount("state restored from member `a`'s checkpoint"), 2);
+        // The state moved rather than being copied: a no longer holds what b took over.
+        QVERIFY2(
+            waitFor(
+                [&] { return a->window().stateEntries + b.window().stateEntries == stateBefore; },
+                5000),
+            qPrintable(QString("window state: a %1 + b %2, before %3")
+                           .arg(a->window().stateEntries)
+                           .arg(b.window().stateEntries)
+                           .arg(stateBefore)));
+        QVERIFY(b.window().stateEntries > 0);
+        // Counters do not go back when a partition's instance leaves.
+        QVERIFY2(
+            a->window().recordsIn >= inBefore,
+            qPrintable(QString("records_in %1 < %2").arg(a->window().recordsIn).arg(inBefore)));
 
         // Phase 2 [6 s, 12 s) and a close at 12.001 s: windows up to [8 s, 12 s) fire.
         QVERIFY(produce(topicName, 6000, 12000, 12001));

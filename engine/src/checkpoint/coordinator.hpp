@@ -72,7 +72,7 @@ public:
     std::int64_t adoptPartition(int section, int p);
     /// Takes a synchronous checkpoint that still includes the leaving partitions (and writes
     /// their pointers). Its id, or -1 (checkpoints off, or it failed: logged).
-    std::int64_t handOver(int section, const std::vector<int> &partitions);
+    std::int64_t handOver(const std::vector<int> &partitions);
 
 private:
     enum class Kind { Checkpoint, Savepoint };

@@ -230,9 +230,8 @@ std::int64_t Coordinator::adoptPartition(int section, int p)
     return -1;
 }
 
-std::int64_t Coordinator::handOver(int section, const std::vector<int> &partitions)
+std::int64_t Coordinator::handOver(const std::vector<int> &partitions)
 {
-    (void)section;
     if (!m_settings.enabled)
         return -1;
     drain();

@@ -29,20 +29,15 @@ namespace tideline {
 
 namespace {
 
-/// Whether a node's state is split by a key of the record. A node that keeps one state for
-/// everything (a window or top without key) must see every partition's records, so it stays
-/// shared: split per partition it would emit one partial result per partition.
-bool stateIsKeyedOrNone(const NodeSpec &n)
+/// Whether a node's state is split by a key of the record (or it keeps none). A node that
+/// keeps one state for everything (a window or top without key) must see every partition's
+/// records, so it stays shared: split per partition it would emit one partial result each.
+bool stateIsKeyedOrNone(const NodeSpec &n, const NodeKind &kind)
 {
-    auto empty = [&](const char *param) {
-        auto it = n.params.find(param);
-        return it == n.params.end() || it->is_null() || it->empty();
-    };
-    if (n.kind == "window")
-        return !empty("key");
-    if (n.kind == "top")
-        return !empty("by");
-    return true;
+    if (kind.stateKeyParam.empty())
+        return true;
+    auto it = n.params.find(kind.stateKeyParam);
+    return it != n.params.end() && !it->is_null() && !it->empty();
 }
 
 class TaskHostAdapter final : public PartitionTaskHost
@@ -58,9 +53,9 @@ public:
     {
         return m_rt.onPartitionsAssigned(m_section, partitions, incremental);
     }
-    void partitionsRevoked(const std::vector<int> &partitions) override
+    void partitionsRevoked(const std::vector<int> &partitions, bool incremental) override
     {
-        m_rt.onPartitionsRevoked(m_section, partitions);
+        m_rt.onPartitionsRevoked(m_section, partitions, incremental);
     }
 
 private:
@@ -86,7 +81,7 @@ std::string Runtime::expandPartitionTasks(const std::vector<ResolvedEdge> &edges
         for (int u : m_order) {
             const Node &node = m_nodes[static_cast<std::size_t>(u)];
             if (node.kind->isSource || node.kind->isSink || node.inbound.empty()
-                || !stateIsKeyedOrNone(*node.spec))
+                || !stateIsKeyedOrNone(*node.spec, *node.kind))
                 continue;
             bool all = true;
             for (const auto &e : edges) {
@@ -320,7 +315,7 @@ Runtime::onPartitionsAssigned(int section, const std::vector<int> &partitions, b
     return offsets;
 }
 
-void Runtime::onPartitionsRevoked(int section, const std::vector<int> &partitions)
+void Runtime::onPartitionsRevoked(int section, const std::vector<int> &partitions, bool incremental)
 {
     TaskSection &sec = m_tasks[static_cast<std::size_t>(section)];
     std::vector<int> leaving;
@@ -329,14 +324,15 @@ void Runtime::onPartitionsRevoked(int section, const std::vector<int> &partition
             leaving.push_back(p);
     if (leaving.empty())
         return;
-    const std::int64_t handover = m_checkpoints ? m_checkpoints->handOver(section, leaving) : -1;
+    const std::int64_t handover = m_checkpoints ? m_checkpoints->handOver(leaving) : -1;
     for (int p : leaving) {
         auto pp = static_cast<std::size_t>(p);
         sec.owned[pp] = 0;
-        // Kept (suspended) when a handover names it: if the partition comes back and nobody
-        // else wrote its state meanwhile, it resumes without a reload.
-        sec.suspendedAt[pp] = handover;
-        if (handover < 0)
+        // Eager: kept (suspended) when a handover names it; if the partition comes back and
+        // nobody else wrote its state meanwhile, it resumes without a reload. Cooperative: it
+        // is leaving for good.
+        sec.suspendedAt[pp] = incremental ? -1 : handover;
+        if (sec.suspendedAt[pp] < 0)
             for (int t : sec.templates)
                 if (std::string err
                     = resetInstance(m_nodes[static_cast<std::size_t>(t)].instances[pp]);

@@ -164,7 +164,7 @@ public:
     // --- Partition tasks (partition_tasks.cpp) ---
     std::map<int, std::int64_t>
     onPartitionsAssigned(int section, const std::vector<int> &partitions, bool incremental);
-    void onPartitionsRevoked(int section, const std::vector<int> &partitions);
+    void onPartitionsRevoked(int section, const std::vector<int> &partitions, bool incremental);
 
 private:
     struct ResolvedEdge

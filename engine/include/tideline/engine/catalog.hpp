@@ -14,8 +14,8 @@
 namespace tideline {
 
 enum class ParamType {
-    Int,        ///< integer (JSON number without fraction)
-    Number,     ///< any JSON number
+    Int,    ///< integer (JSON number without fraction)
+    Number, ///< any JSON number
     Bool,
     String,
     Enum,       ///< string from `choices`
@@ -35,13 +35,13 @@ struct ParamDesc
     std::string name;
     ParamType type = ParamType::String;
     bool required = false;
-    Json defaultValue;                 ///< null when there is none
-    std::optional<double> min;         ///< inclusive bounds for Int/Number
+    Json defaultValue;         ///< null when there is none
+    std::optional<double> min; ///< inclusive bounds for Int/Number
     std::optional<double> max;
-    std::vector<std::string> choices;  ///< for Enum
-    std::string help;                  ///< one sentence, shown in the inspector
-    bool secret = false;               ///< must be given as ${env:..}/${file:..}
-    std::vector<ParamDesc> fields;     ///< for Object / ObjectList
+    std::vector<std::string> choices; ///< for Enum
+    std::string help;                 ///< one sentence, shown in the inspector
+    bool secret = false;              ///< must be given as ${env:..}/${file:..}
+    std::vector<ParamDesc> fields;    ///< for Object / ObjectList
 };
 
 enum class PortRole { Data, Late, Errors };
@@ -65,7 +65,10 @@ struct NodeKind
     bool needsEventTime = false; ///< requires an upstream `watermark` node
     bool isSource = false;
     bool isSink = false;
-    bool acceptsUpdates = true;  ///< sinks: can take "emit":"update" records meaningfully
+    bool acceptsUpdates = true; ///< sinks: can take "emit":"update" records meaningfully
+    /// The param naming the fields its state is split by ("key", "by", "left_key"); "" when
+    /// it keeps no per-key state. Empty in a node: one state for every record.
+    std::string stateKeyParam;
 
     const ParamDesc *param(std::string_view name) const;
     const PortDesc *input(std::string_view name) const;

@@ -133,8 +133,10 @@ public:
                                                            bool incremental)
         = 0;
     /// These partitions are leaving this process: their state is handed over (a checkpoint
-    /// that includes them, when checkpoints are on) and dropped here.
-    virtual void partitionsRevoked(const std::vector<int> &partitions) = 0;
+    /// that includes them, when checkpoints are on) and dropped here. `incremental`
+    /// (cooperative rebalancing): they are leaving for good; else (eager) every partition is
+    /// revoked and some may come straight back, so their state is kept until the assignment.
+    virtual void partitionsRevoked(const std::vector<int> &partitions, bool incremental) = 0;
 };
 
 /// A source: the loop pulls from it.

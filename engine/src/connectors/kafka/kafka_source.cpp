@@ -161,14 +161,7 @@ public:
     // moves with them (runtime/partition_tasks.cpp).
     bool partitionTasks() const override { return !m_bounded && m_tasks; }
     void setTaskHost(PartitionTaskHost *host) override { m_host = host; }
-    std::map<int, std::int64_t> taskPositions() const override
-    {
-        std::map<int, std::int64_t> out;
-        for (const auto &[p, st] : m_parts)
-            if (st.next >= 0)
-                out[p] = st.next;
-        return out;
-    }
+    std::map<int, std::int64_t> taskPositions() const override { return currentOffsets(); }
 
     Poll poll(Output &out, int maxRecords) override
     {
@@ -481,7 +474,7 @@ private:
                     if (m_topic == parts->elems[i].topic
                         && m_parts.count(parts->elems[i].partition))
                         revoked.push_back(parts->elems[i].partition);
-                m_host->partitionsRevoked(revoked);
+                m_host->partitionsRevoked(revoked, cooperative);
             }
             for (int i = 0; i < parts->cnt; ++i)
                 m_parts.erase(parts->elems[i].partition);

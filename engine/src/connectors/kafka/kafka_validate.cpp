@@ -59,16 +59,10 @@ std::vector<int> downstream(const PipelineSpec &spec, int from)
 /// The grouping key of a node that keeps keyed state, as `a, b` ("" when it keeps none).
 std::string keyedStateFields(const NodeSpec &n)
 {
-    const char *param = nullptr;
-    if (n.kind == "window" || n.kind == "dedup")
-        param = "key";
-    else if (n.kind == "top")
-        param = "by";
-    else if (n.kind == "join" || n.kind == "window_join")
-        param = "left_key";
-    if (!param || !n.params.contains(param))
+    const NodeKind *kind = findNodeKind(n.kind);
+    if (!kind || kind->stateKeyParam.empty() || !n.params.contains(kind->stateKeyParam))
         return {};
-    const Json &k = n.params[param];
+    const Json &k = n.params[kind->stateKeyParam];
     std::string out;
     if (k.is_string())
         return k.get<std::string>();
@@ -95,7 +89,8 @@ void validateKafkaSource(const NodeValidationContext &ctx)
     for (int v : downstream(ctx.spec, ctx.nodeIndex)) {
         const NodeSpec &n = ctx.spec.nodes[static_cast<std::size_t>(v)];
         const std::string fields = keyedStateFields(n);
-        const bool unkeyed = fields.empty() && (n.kind == "window" || n.kind == "top");
+        const NodeKind *kind = findNodeKind(n.kind);
+        const bool unkeyed = fields.empty() && kind && !kind->stateKeyParam.empty();
         if (unkeyed) {
             ctx.warning("group_id",
                         "`" + n.id + "` (" + n.kind
