@@ -1,16 +1,49 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages Tideline needs to build, run and test. Idempotent: only
 # calls apt when something is missing. Run as root (or with sudo available).
+#
+#   scripts/install-deps.sh                 everything: designer, tests, fuzzing, packaging
+#   scripts/install-deps.sh --runner-only   what `tideline-run` alone needs (./run.sh --headless)
+#   scripts/install-deps.sh [--runner-only] --list   print the packages, install nothing
+#
+# Every package the build reads must be named here or be a Depends of one named here:
+# `scripts/check-deps.sh BUILD_DIR` (run by ./test.sh through ctest) fails otherwise.
 set -euo pipefail
 
-packages=(
-    cmake ninja-build g++ pkg-config git
-    qt6-base-dev qt6-charts-dev libgl-dev
+runner=(
+    cmake ninja-build g++ pkg-config
     librdkafka-dev librocksdb-dev nlohmann-json3-dev libsimdjson-dev
-    xvfb xauth kcat procps
 )
-if [[ "${1:-}" == "--runner-only" ]]; then
-    packages=(cmake ninja-build g++ pkg-config librdkafka-dev librocksdb-dev nlohmann-json3-dev libsimdjson-dev)
+full=(
+    "${runner[@]}" git
+    # The designer and its tests. qt6-charts-dev needs Qt6OpenGL's CMake config but does not
+    # depend on libqt6opengl6-dev, so it is named here.
+    qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl-dev
+    # GUI tests and ./run.sh without a display; kcat talks to the Kafka mock in tests.
+    xvfb xauth kcat procps
+    # Packaging test: cpack's DEB generator runs dpkg-shlibdeps (dpkg-dev) and file.
+    dpkg-dev file
+    # The `fuzz` preset: libFuzzer with ASan and UBSan from Debian's clang.
+    clang libclang-rt-14-dev
+    # PostgreSQL sink and its tests (a real server in a temp folder).
+    libpq-dev postgresql
+)
+
+packages=("${full[@]}")
+list=0
+for arg in "$@"; do
+    case "$arg" in
+    --runner-only) packages=("${runner[@]}") ;;
+    --list) list=1 ;;
+    *)
+        echo "install-deps.sh: unknown option $arg (use --runner-only, --list)" >&2
+        exit 2
+        ;;
+    esac
+done
+if ((list)); then
+    printf '%s\n' "${packages[@]}"
+    exit 0
 fi
 
 missing=()
