@@ -27,7 +27,10 @@ Options:
                           under members/NAME/ and partitions' state moves between them
   --savepoint DIR         when the run stops, write a savepoint to DIR
   --restore DIR           start from the savepoint or checkpoint in DIR
-  --reset-state NODE      discard restored state of NODE (repeatable)
+  --reset-state NODE      discard restored state of NODE (repeatable); for a sink whose
+                          output holds committed data, also --discard-output NODE
+  --discard-output NODE   let --reset-state NODE start sink NODE's output over, deleting
+                          what earlier runs committed to it (repeatable)
   --dump-table PATH       print a sink.upsert table as JSON lines and exit
   --metrics-listen ADDR   serve Prometheus metrics (GET /metrics) and GET /health on ADDR:
                           PORT or 127.0.0.1:PORT bind loopback only; another address
@@ -88,6 +91,10 @@ std::string parseCli(int argc, char **argv, CliOptions &out)
             if (!value(tmp))
                 return "--reset-state needs a node id";
             out.resetState.push_back(tmp);
+        } else if (a == "--discard-output") {
+            if (!value(tmp))
+                return "--discard-output needs a sink node id";
+            out.discardOutput.push_back(tmp);
         } else if (a == "--dump-table") {
             if (!value(out.dumpTable))
                 return "--dump-table needs a table folder";

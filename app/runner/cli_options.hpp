@@ -20,6 +20,7 @@ struct CliOptions
     std::string checkpointDir;
     std::string member = "default";
     std::vector<std::string> resetState;
+    std::vector<std::string> discardOutput;
     std::string savepointDir;  ///< take a savepoint there when the run stops
     std::string restoreFrom;   ///< start from this savepoint/checkpoint folder
     std::string dumpTable;     ///< print a sink.upsert table as JSON lines and exit

@@ -109,6 +109,7 @@ int main(int argc, char **argv)
     jo.checkpointDirOverride = opt.checkpointDir;
     jo.member = opt.member;
     jo.resetState = opt.resetState;
+    jo.discardOutput = opt.discardOutput;
     jo.restoreFrom = opt.restoreFrom;
     jo.savepointOnStop = opt.savepointDir;
     jo.log = [](const std::string &line) {

@@ -144,9 +144,10 @@ private slots:
     void initTestCase()
     {
         QVERIFY(m_dir.isValid());
-        QString err = m_mock.start(3, {"in:4", "fresh:2", "out:3", "idle:4", "nowin:4", "faults:4",
-                                       "eos_in:2", "eos_out:2", "fenced_out:1", "commit:2",
-                                       "group:4", "rec_in:4", "rec_out:4"});
+        QString err
+            = m_mock.start(3, {"in:4", "fresh:2", "out:3", "idle:4", "nowin:4", "faults:4",
+                               "eos_in:2", "eos_out:2", "fenced_out:1", "commit:2", "group:4",
+                               "rec_in:4", "rec_out:4", "bidle:8", "eosk_in:2", "eosk_out:2"});
         QVERIFY2(err.isEmpty(), qPrintable(err));
     }
 
@@ -352,6 +353,49 @@ private slots:
         QCOMPARE(runUntilDone(*job, 20000), Job::Status::Failed);
         QVERIFY2(job->failure().find("refusing to skip") != std::string::npos,
                  job->failure().c_str());
+    }
+
+    // Issue 23.7: a bounded read treated partitions not fetched yet within idle_timeout_ms as
+    // idle although it knows their end offsets; the watermark then ran ahead on the partitions
+    // fetched first and their records went to `late` (12,639 / 12,639 / 11,850 in three runs).
+    // Partition 0 is an hour ahead of the others, so any such idleness makes records late.
+    void boundedPartitionWithRecordsLeftIsNeverIdle()
+    {
+        for (int p = 0; p < 8; ++p) {
+            QByteArray b;
+            const long long base = 1700000000000LL + (p == 0 ? 3600000 : 0);
+            for (int i = 0; i < 3000; ++i)
+                b += "{\"p\":" + QByteArray::number(p)
+                     + ",\"t\":" + QByteArray::number(base + i * 10) + "}\n";
+            QVERIFY(kcatProduce(m_mock.bootstrap, "bidle", b, p));
+        }
+        std::string dir = m_dir.path().toStdString() + "/bidle";
+        QVERIFY(QDir().mkpath(QString::fromStdString(dir)));
+        Json j = pipeline(
+            Json::array(
+                {kafkaSource(m_mock.bootstrap, "bidle", {{"bounded", true}}),
+                 node(
+                     "wm", "watermark",
+                     {{"time_field", "t"}, {"max_out_of_orderness_ms", 0}, {"idle_timeout_ms", 1}}),
+                 node("w", "window",
+                      {{"type", "tumbling"},
+                       {"size_ms", 1000},
+                       {"key", Json::array({"p"})},
+                       {"aggregates", Json::array({Json{{"op", "count"}, {"as", "n"}}})}}),
+                 node("out", "sink.file", {{"path", "windows.jsonl"}}),
+                 node("late", "sink.file", {{"path", "late.jsonl"}})}),
+            Json::array({edge("src.out", "wm.in"), edge("wm.out", "w.in"), edge("w.out", "out.in"),
+                         edge("w.late", "late.in")}));
+        std::string error;
+        auto job = makeJob(j, dir, error);
+        QVERIFY2(job, error.c_str());
+        QCOMPARE(runUntilDone(*job, 60000), Job::Status::Finished);
+        job.reset();
+        QCOMPARE(readJsonLines(dir + "/late.jsonl").size(), std::size_t(0));
+        long long counted = 0;
+        for (const auto &r : readJsonLines(dir + "/windows.jsonl"))
+            counted += r["n"].get<long long>();
+        QCOMPARE(counted, 8 * 3000LL);
     }
 
     void idlePartitionDoesNotFreezeWindows_data()
@@ -605,12 +649,12 @@ private slots:
               static_cast<long long>(lines.size()) - n);
     }
 
-    void exactlyOnceRestartAfterFencingMeetsTheMockLimit()
+    void exactlyOnceRestartAfterFencingRestoresTheCheckpointBefore()
     {
-        // exactly_once: a fenced producer at a transaction commit goes through the same restart,
-        // whose restore runs the recovery decision. The 2.0.2 mock stores no TxnOffsetCommit, so
-        // the group's offsets never match the checkpoint and the restore is refused with the
-        // reason (documented limit; the decision itself is tested against the test double).
+        // exactly_once: a producer fenced at a transaction commit goes through the restart. The
+        // newest checkpoint's transaction never committed, so the group's offsets (committed by
+        // the sink after each transaction, which the 2.0.2 mock needs) are the previous epoch's:
+        // the restore starts over from the checkpoint before it, and the run finishes.
         QVERIFY(kcatProduce(m_mock.bootstrap, "eosr_in", events(0, 3000)));
         std::string dir = m_dir.path().toStdString();
         Json j
@@ -632,13 +676,56 @@ private slots:
         std::string all;
         for (const auto &l : logs)
             all += l + "\n";
-        QCOMPARE(st, Job::Status::Failed);
-        std::string f = job->failure();
+        QVERIFY2(st == Job::Status::Finished, (job->failure() + "\n" + all).c_str());
         QVERIFY2(all.find("restart 1/3 after: node `out`") != std::string::npos, all.c_str());
-        QVERIFY2(f.find("restarting from the last checkpoint failed") != std::string::npos
-                     && f.find("exactly_once recovery") != std::string::npos,
-                 (f + "\n" + all).c_str());
-        qInfo("exactly_once restart on the mock: %s", f.c_str());
+        QVERIFY2(all.find("is ahead of what a sink committed") != std::string::npos, all.c_str());
+        job.reset();
+        std::set<long long> seen;
+        for (const auto &l : kcatConsume(m_mock.bootstrap, "eosr_out"))
+            seen.insert(
+                Json::parse(l.split('\t').back().toStdString())["event_id"].get<long long>());
+        QCOMPARE(static_cast<int>(seen.size()), 3000);
+    }
+
+    // Issue 23.9: a killed exactly_once run could never resume (every restart exited 1), and a
+    // finished one could not run again without --fresh.
+    void exactlyOnceKilledRunResumesAndFinishedRunRunsAgain()
+    {
+        QVERIFY(kcatProduce(m_mock.bootstrap, "eosk_in", events(0, 3000)));
+        std::string dir = m_dir.path().toStdString();
+        Json j
+            = pipeline(Json::array({kafkaSource(m_mock.bootstrap, "eosk_in", {{"bounded", true}}),
+                                    node("out", "sink.kafka",
+                                         {{"bootstrap_servers", m_mock.bootstrap.toStdString()},
+                                          {"topic", "eosk_out"},
+                                          {"delivery", "exactly_once"}})}),
+                       Json::array({edge("src.out", "out.in")}));
+        j["settings"] = {{"checkpoint", {{"dir", "eosk-checkpoints"}, {"interval_ms", 20}}}};
+        std::string error;
+        {
+            auto job = makeJob(j, dir, error);
+            QVERIFY2(job, error.c_str());
+            QVERIFY(runUntilCheckpointed(*job, 800));
+            QVERIFY(job->snapshot().recordsRead < 3000);
+            // Dropped mid-run, as by SIGKILL: no final checkpoint, the open transaction dangles.
+        }
+        for (int run = 0; run < 2; ++run) {
+            std::vector<std::string> logs;
+            auto job = makeJob(j, dir, error, [&](const std::string &l) { logs.push_back(l); });
+            std::string all;
+            for (const auto &l : logs)
+                all += l + "\n";
+            QVERIFY2(job, (error + "\n" + all).c_str());
+            QVERIFY2(all.find("restoring from checkpoint") != std::string::npos, all.c_str());
+            QCOMPARE(runUntilDone(*job), Job::Status::Finished);
+            if (run == 1)
+                QVERIFY2(all.find("nothing is left to replay") != std::string::npos, all.c_str());
+        }
+        std::set<long long> seen;
+        for (const auto &l : kcatConsume(m_mock.bootstrap, "eosk_out"))
+            seen.insert(
+                Json::parse(l.split('\t').back().toStdString())["event_id"].get<long long>());
+        QCOMPARE(static_cast<int>(seen.size()), 3000);
     }
 
     void twoMembersShareThePartitions()

@@ -207,7 +207,7 @@ private slots:
     void initTestCase()
     {
         QVERIFY(m_dir.isValid());
-        QString err = m_mock.start(3, {"moves:4", "moves2:4", "crash:4"});
+        QString err = m_mock.start(3, {"moves:4", "moves2:4", "crash:4", "restart:2"});
         QVERIFY2(err.isEmpty(), qPrintable(err));
     }
 
@@ -529,6 +529,65 @@ private slots:
         QVERIFY2(b.error.find("member `same`") != std::string::npos
                      && b.error.find("--member") != std::string::npos,
                  b.error.c_str());
+        // Nor can a plain run share the group's folder (it would overwrite the members').
+        JobOptions o;
+        o.baseDir = dir;
+        std::string error;
+        PipelineSpec plain = specFrom(memberPipeline(m_mock.bootstrap, "moves", "same-3.jsonl"));
+        plain.nodes[0].params["partition_tasks"] = false;
+        QVERIFY(!Job::create(plain, o, error));
+        QVERIFY2(error.find("in use by members of a Kafka consumer group") != std::string::npos,
+                 error.c_str());
+    }
+
+    // Issue 23.1: every `wm#pN` instance saved the merged watermark as its own, so after any
+    // restart (here a graceful stop) a partition without new records held event time at the
+    // old minimum: 10 windows instead of the uninterrupted run's 101.
+    void restartKeepsEachPartitionsOwnWatermark()
+    {
+        const std::string dir = m_dir.path().toStdString() + "/restart";
+        QVERIFY(QDir().mkpath(QString::fromStdString(dir)));
+        auto records = [](const std::string &key, long long from, long long to) {
+            QByteArray b;
+            for (long long s = from; s < to; ++s)
+                b += "{\"key\":\"" + QByteArray::fromStdString(key)
+                     + "\",\"t\":" + QByteArray::number(kBase + s * 1000) + ",\"v\":1}\n";
+            return b;
+        };
+        // Partition 0: 10 records 1 s apart, then one 1,000,000 s later. Partition 1: 100.
+        QVERIFY(kcatProduce(m_mock.bootstrap, "restart",
+                            records("p0", 0, 10) + records("p0", 1000000, 1000001), 0));
+        QVERIFY(kcatProduce(m_mock.bootstrap, "restart", records("p1", 0, 100), 1));
+        Json pipeline = memberPipeline(m_mock.bootstrap, "restart", "out.jsonl", 300);
+        pipeline["nodes"][2]["params"]["size_ms"] = 10000;
+        {
+            Member a(pipeline, dir, "a");
+            QVERIFY2(a.job, a.error.c_str());
+            QVERIFY2(waitFor([&] { return a.read() == 111; }, 30000),
+                     qPrintable(QString("read %1 of 111").arg(a.read())));
+            a.stop(); // SIGTERM's path: a final checkpoint with each partition's state
+        }
+        // 900 more on partition 1 and one far ahead, so that every window up to 1000 s closes
+        // once partition 0 (still at 1,000,000 s) does not hold the minimum back.
+        QVERIFY(kcatProduce(m_mock.bootstrap, "restart",
+                            records("p1", 100, 1000) + records("p1", 2000000, 2000001), 1));
+        auto windows = [&] {
+            return readJsonLines(dir + "/out.jsonl");
+        };
+        Member again(pipeline, dir, "a");
+        QVERIFY2(again.job, again.error.c_str());
+        const bool all = waitFor([&] { return windows().size() >= 101; }, 30000);
+        again.stop();
+        std::map<std::pair<std::string, long long>, long long> got;
+        for (const auto &r : windows())
+            got[{r["key"].get<std::string>(), r["window_start"].get<long long>()}]
+                += r["n"].get<long long>();
+        QVERIFY2(all,
+                 qPrintable(QString("%1 windows after the restart, 101 expected").arg(got.size())));
+        QCOMPARE(got.size(), std::size_t(101));
+        QCOMPARE(got[std::make_pair(std::string("p0"), kBase)], 10LL);
+        for (long long w = 0; w < 100; ++w)
+            QCOMPARE(got[std::make_pair(std::string("p1"), kBase + w * 10000)], 10LL);
     }
 };
 

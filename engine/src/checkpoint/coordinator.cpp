@@ -108,8 +108,6 @@ Coordinator::~Coordinator()
     // A job dropped mid-run: let the writer finish (it only touches its own Pending).
     if (m_pending && m_pending->thread.joinable())
         m_pending->thread.join();
-    if (m_lockFd >= 0)
-        ::close(m_lockFd); // releases the member lock
     std::vector<std::pair<std::string, SavepointDone>> pending;
     {
         std::lock_guard lock(m_requestMutex);
@@ -172,6 +170,10 @@ std::string Coordinator::init()
     for (const auto &id : opt.resetState)
         if (m_rt.spec().nodeIndex(id) < 0)
             return "--reset-state " + id + ": the pipeline has no node `" + id + "`";
+    for (const auto &id : opt.discardOutput)
+        if (std::find(opt.resetState.begin(), opt.resetState.end(), id) == opt.resetState.end())
+            return "--discard-output " + id + ": only with --reset-state " + id
+                   + " (it allows that reset to delete the sink's committed output)";
 
     if (m_settings.enabled) {
         std::error_code ec;
@@ -298,10 +300,23 @@ std::string Coordinator::restoreFromCheckpointDir(const std::string &dir, bool e
         }
         std::string origin = "checkpoint " + std::to_string(c.id) + " ("
                              + join(dir, checkpointManifestName(c.id)) + ")";
-        std::string err = apply(m, blobs, origin, explicitRestore);
-        if (!err.empty())
-            return err;
-        return {};
+        try {
+            return apply(m, blobs, origin, explicitRestore);
+        } catch (const EarlierCheckpointNeeded &e) {
+            // A sink's downstream system holds only an earlier checkpoint's output (Kafka
+            // aborted the latest transaction): that earlier checkpoint is the consistent one.
+            log("checkpoint " + std::to_string(c.id) + " is ahead of what a sink committed: "
+                + e.what() + "; restoring the one before it");
+            lastWhy = e.what();
+            m_stash.clear();
+            if (std::string err = m_rt.reopenOperators(); !err.empty())
+                return "cannot restore from the checkpoint before " + std::to_string(c.id) + ": "
+                       + err;
+            if (std::string err = state::configureStateBackends(
+                    m_rt, m_settings.enabled ? m_settings.dir : std::string(), m_rt.options().log);
+                !err.empty())
+                return err;
+        }
     }
     if (committed == 0) {
         if (explicitRestore)
@@ -397,15 +412,42 @@ std::string Coordinator::apply(const Manifest &m,
                                  + " partition task(s) is restored when partitions are assigned"));
     for (const auto &l : lines)
         log("  " + l);
+    // A sink that starts without its state starts its output over: what earlier runs committed
+    // is deleted only when asked for separately (--discard-output), never as a side effect of
+    // the fix a message suggested.
+    auto outputAtRisk = [&](std::size_t i) -> std::string {
+        const auto &node = nodes[i];
+        if (!node.kind->isSink)
+            return {};
+        const auto &keep = m_rt.options().discardOutput;
+        if (std::find(keep.begin(), keep.end(), node.id) != keep.end())
+            return {};
+        return node.op->outputLostWithoutState();
+    };
     if (!incompatible.empty()) {
-        std::string ids, flags;
+        std::string ids, flags, notes;
         for (const auto &id : incompatible) {
             ids += (ids.empty() ? "`" : ", `") + id + "`";
             flags += " --reset-state " + id;
+            const auto i = static_cast<std::size_t>(m_rt.spec().nodeIndex(id));
+            if (std::string lost = outputAtRisk(i); !lost.empty())
+                notes += "; `" + id + "` is a sink and " + lost + ": add --discard-output " + id
+                         + " to allow that, or move the file away first";
         }
         return "cannot restore from " + origin + ": the saved state of " + ids
                + " does not fit the edited node(s) (see above); rerun with" + flags
-               + " to discard it, or with --fresh to start over";
+               + " to discard it, or with --fresh to start over" + notes;
+    }
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        if (status[i] != St::Reset)
+            continue;
+        if (std::string lost = outputAtRisk(i); !lost.empty())
+            return "cannot restore from " + origin + ": --reset-state " + nodes[i].id
+                   + " would start sink `" + nodes[i].id + "` over, and " + lost
+                   + "; add --discard-output " + nodes[i].id
+                   + " to allow that, move the file away first, or keep the sink's state "
+                     "(leave out --reset-state "
+                   + nodes[i].id + ")";
     }
 
     // Operators' state.
@@ -422,6 +464,8 @@ std::string Coordinator::apply(const Manifest &m,
             if (r.failed())
                 return "cannot restore from " + origin + ": the state of node `" + node.id
                        + "` is shorter than its operator expects (written by another version?)";
+        } catch (const EarlierCheckpointNeeded &) {
+            throw; // restoreFromCheckpointDir() starts over from the checkpoint before
         } catch (const std::exception &e) {
             return "cannot restore from " + origin + ": node `" + node.id + "`: " + e.what();
         }
@@ -472,8 +516,14 @@ void Coordinator::onTick(std::int64_t nowMs)
         m_lastEndMs = nowMs;
     }
     serveSavepointRequests();
-    if (m_settings.enabled && !m_pending && nowMs - m_lastEndMs >= m_settings.intervalMs)
-        take(Kind::Checkpoint, m_settings.dir, {}, !synchronousWrites());
+    if (m_settings.enabled && !m_pending && nowMs - m_lastEndMs >= m_settings.intervalMs) {
+        // The interval runs from the end of the previous attempt, whatever its outcome: a
+        // checkpoint that failed at once (a sink that cannot flush, a full disk) is retried
+        // after interval_ms, not on the next tick. (Its result is logged and recorded.)
+        (void)take(Kind::Checkpoint, m_settings.dir, {}, !synchronousWrites());
+        if (!m_pending)
+            m_lastEndMs = m_rt.clock().nowMs();
+    }
 }
 
 void Coordinator::onBeforeFinish(Job::Status status)
@@ -483,7 +533,10 @@ void Coordinator::onBeforeFinish(Job::Status status)
     state::logSpillSummary(m_rt, m_rt.options().log);
     if (m_settings.enabled && !m_finalTaken) {
         m_finalTaken = true;
-        take(Kind::Checkpoint, m_settings.dir, end, false);
+        // A failed final checkpoint is logged and recorded by complete(); nothing is lost by
+        // it: the next start restores the last completed one and its sinks truncate back to
+        // that commit point before the replay.
+        (void)take(Kind::Checkpoint, m_settings.dir, end, false);
     }
     serveSavepointRequests();
     m_ended.store(true);
@@ -552,7 +605,9 @@ void Coordinator::drain()
     if (m_pending->thread.joinable())
         m_pending->thread.join();
     std::unique_ptr<Pending> p = std::move(m_pending);
-    complete(*p);
+    // An asynchronous checkpoint's outcome is logged and recorded by complete(); a failure
+    // leaves the previous completed one as the restore point.
+    (void)complete(*p);
 }
 
 bool Coordinator::snapshot(Pending &p, const std::string &endStatus)
@@ -609,6 +664,12 @@ bool Coordinator::snapshot(Pending &p, const std::string &endStatus)
         e.fingerprint = node.op->stateFingerprint();
         e.outW = node.outW;
         e.combinedIn = node.combinedIn;
+        if (node.mergedWatermark) {
+            // Its own partition's watermark, not the merge it passes on: a partition restarts
+            // where it was, so one that gets no new records cannot hold the others back.
+            e.hasOwnW = true;
+            e.ownW = node.ownW;
+        }
         e.outIdle = node.outIdle;
         e.sourceFinished = node.sourceFinished;
         e.recordsIn = node.metrics.recordsIn;

@@ -56,7 +56,7 @@ public:
 
     /// Reads the settings and restores (newest complete checkpoint, or JobOptions::restoreFrom)
     /// unless fresh. Returns "" or the reason the job must not run.
-    std::string init();
+    [[nodiscard]] std::string init();
 
     void onTick(std::int64_t nowMs);
     void onBeforeFinish(Job::Status status);
@@ -106,14 +106,14 @@ private:
 
     /// Takes one checkpoint (into the checkpoint dir) or savepoint (into `target`).
     /// Synchronous unless `async`; returns "" or the failure (metrics and log updated).
-    std::string
+    [[nodiscard]] std::string
     take(Kind kind, const std::string &target, const std::string &endStatus, bool async);
     /// Loop thread: every node's state. false with p.error on failure.
     bool snapshot(Pending &p, const std::string &endStatus);
     /// Any thread: state DB + manifest (crash points live here).
     static void persist(Pending &p);
     /// Loop thread: notify operators, retention, figures. Returns "" or the failure.
-    std::string complete(Pending &p);
+    [[nodiscard]] std::string complete(Pending &p);
     /// Loop thread: keeps the written state buffers for the next snapshot.
     void recycle(Pending &p);
     /// Waits for and completes the in-flight checkpoint, if any.
@@ -122,8 +122,9 @@ private:
     void deleteOldCheckpoints(std::int64_t newest);
 
     std::vector<Candidate> scan(const std::string &dir) const;
-    std::string restoreFromCheckpointDir(const std::string &dir, bool explicitRestore);
-    std::string restoreFromSavepoint(const std::string &dir);
+    [[nodiscard]] std::string restoreFromCheckpointDir(const std::string &dir,
+                                                       bool explicitRestore);
+    [[nodiscard]] std::string restoreFromSavepoint(const std::string &dir);
     /// Reads manifest + state and verifies every checksum. false with `why`.
     bool load(const std::string &manifestPath,
               const std::string &baseDir,
@@ -131,23 +132,23 @@ private:
               std::map<std::string, std::string> &blobs,
               std::string &why) const;
     /// Matches state to nodes by id, reports restored/new/incompatible, restores.
-    std::string apply(const Manifest &m,
-                      std::map<std::string, std::string> &blobs,
-                      const std::string &origin,
-                      bool verbose);
+    [[nodiscard]] std::string apply(const Manifest &m,
+                                    std::map<std::string, std::string> &blobs,
+                                    const std::string &origin,
+                                    bool verbose);
     void discardAll(const std::string &dir);
     /// Partition tasks: members/<member>/ under the shared dir, locked. "" or error.
-    std::string enterMemberDir();
+    [[nodiscard]] std::string enterMemberDir();
     struct StashedNode
     {
         NodeEntry entry;
         std::string blob;
     };
     /// Restores partition p's instances from saved entries (by instance id). "" or error.
-    std::string restoreInstances(int section,
-                                 int p,
-                                 std::map<std::string, StashedNode> &saved,
-                                 const std::string &origin);
+    [[nodiscard]] std::string restoreInstances(int section,
+                                               int p,
+                                               std::map<std::string, StashedNode> &saved,
+                                               const std::string &origin);
     /// Empties partition p's instances.
     void resetInstances(int section, int p);
     void log(const std::string &line) const;
@@ -169,7 +170,6 @@ private:
 
     // Partition tasks.
     std::string m_sharedDir; ///< the group's shared checkpoint dir ("" = not in tasks mode)
-    int m_lockFd = -1;       ///< flock on members/<member>/LOCK
     bool m_preferStash = false;
     /// Instances' state from this member's restored checkpoint (or --restore), per
     /// (section, partition), used when the partition is assigned and no pointer is newer.

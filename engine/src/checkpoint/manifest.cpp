@@ -1,5 +1,7 @@
 #include "checkpoint/manifest.hpp"
 
+#include "checkpoint/sealed_json.hpp"
+
 #include <tideline/engine/spec.hpp> // Json (nlohmann ordered_json)
 
 namespace tideline::checkpoint {
@@ -27,6 +29,8 @@ std::string writeManifest(const Manifest &m)
         e["chunks"] = n.chunks;
         e["out_w"] = n.outW;
         e["combined_in"] = n.combinedIn;
+        if (n.hasOwnW)
+            e["own_w"] = n.ownW;
         e["out_idle"] = n.outIdle;
         e["source_finished"] = n.sourceFinished;
         e["records_in"] = n.recordsIn;
@@ -36,6 +40,7 @@ std::string writeManifest(const Manifest &m)
         nodes.push_back(std::move(e));
     }
     j["nodes"] = std::move(nodes);
+    seal(j);
     return j.dump(1) + "\n";
 }
 
@@ -51,9 +56,20 @@ bool parseManifest(const std::string &text, Manifest &m, std::string &error)
         error = "manifest is not valid JSON (truncated or corrupt)";
         return false;
     }
+    const SealCheck sealed = unseal(j);
+    if (sealed == SealCheck::Broken) {
+        error = "manifest fails its checksum (corrupt, or edited by hand)";
+        return false;
+    }
     try {
-        if (j.at("format").get<std::string>() != kManifestFormat) {
-            error = "manifest has unknown format `" + j.at("format").get<std::string>() + "`";
+        // Sealed manifests are format 2; format 1 (written before seals) is read as it was.
+        const std::string format = j.at("format").get<std::string>();
+        const char *expected
+            = sealed == SealCheck::Valid ? kManifestFormat : kManifestFormatUnsealed;
+        if (format != expected) {
+            error = format == kManifestFormat
+                        ? "manifest has lost its checksum (corrupt, or edited by hand)"
+                        : "manifest has unknown format `" + format + "`";
             return false;
         }
         m = Manifest{};
@@ -75,6 +91,10 @@ bool parseManifest(const std::string &text, Manifest &m, std::string &error)
             n.chunks = e.at("chunks").get<std::uint64_t>();
             n.outW = e.at("out_w").get<std::int64_t>();
             n.combinedIn = e.at("combined_in").get<std::int64_t>();
+            if (auto own = e.find("own_w"); own != e.end()) {
+                n.hasOwnW = true;
+                n.ownW = own->get<std::int64_t>();
+            }
             n.outIdle = e.at("out_idle").get<bool>();
             n.sourceFinished = e.at("source_finished").get<bool>();
             n.recordsIn = e.value("records_in", std::int64_t{0});

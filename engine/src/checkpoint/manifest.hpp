@@ -1,7 +1,8 @@
 #pragma once
 // The manifest: the small JSON file whose durable presence makes a checkpoint (or savepoint)
 // complete. It names the RocksDB folder holding the state and lists, per node, the state's
-// size and CRC32C, the fingerprint of the params that shape it, and the runtime's watermarks.
+// size and CRC32C, the fingerprint of the params that shape it, and the runtime's watermarks;
+// a CRC32C over the manifest itself seals it (sealed_json.hpp).
 //
 //   <checkpoint dir>/chk-000012/        RocksDB: key "s/<node id>/<chunk>" -> state bytes
 //   <checkpoint dir>/manifest-12.json   written last (temp + fsync + rename + fsync folder)
@@ -15,7 +16,10 @@
 
 namespace tideline::checkpoint {
 
-inline constexpr const char *kManifestFormat = "tideline-checkpoint/1";
+/// Format 2 is format 1 with a seal (sealed_json.hpp): a CRC32C over the manifest itself.
+inline constexpr const char *kManifestFormat = "tideline-checkpoint/2";
+/// Written before seals existed; still restored.
+inline constexpr const char *kManifestFormatUnsealed = "tideline-checkpoint/1";
 
 struct NodeEntry
 {
@@ -28,6 +32,10 @@ struct NodeEntry
     // Runtime side of the node (watermarks, figures), restored with the operator's state.
     Timestamp outW = kMinTime;
     Timestamp combinedIn = kMinTime;
+    /// A partition task's `watermark` instance: its own partition's watermark (outW is the
+    /// merge over the member's partitions). Absent in manifests written before it existed.
+    bool hasOwnW = false;
+    Timestamp ownW = kMinTime;
     bool outIdle = false;
     bool sourceFinished = false;
     std::int64_t recordsIn = 0;
@@ -57,8 +65,10 @@ struct Manifest
     }
 };
 
+/// The manifest's text, sealed.
 std::string writeManifest(const Manifest &m);
-/// false with `error` ("not JSON: ...", "missing field nodes[3].crc32c") when unusable.
-bool parseManifest(const std::string &text, Manifest &m, std::string &error);
+/// false with `error` ("not JSON: ...", "fails its checksum", "missing field ...") when
+/// unusable: truncated, corrupt or edited.
+[[nodiscard]] bool parseManifest(const std::string &text, Manifest &m, std::string &error);
 
 } // namespace tideline::checkpoint

@@ -5,6 +5,7 @@
 #include "checkpoint/checksum.hpp"
 #include "checkpoint/coordinator.hpp"
 #include "checkpoint/files.hpp"
+#include "checkpoint/folder_lock.hpp"
 #include "runtime/runtime.hpp"
 
 #include <algorithm>
@@ -21,16 +22,6 @@ namespace tideline::checkpoint {
 namespace fs = std::filesystem;
 
 namespace {
-
-bool validMemberName(const std::string &m)
-{
-    if (m.empty() || m.size() > 64)
-        return false;
-    for (char c : m)
-        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'))
-            return false;
-    return m != "." && m != "..";
-}
 
 std::string partitionList(const std::vector<int> &ps)
 {
@@ -55,17 +46,7 @@ std::string Coordinator::enterMemberDir()
     if (ec)
         return "settings.checkpoint.dir: cannot create " + m_settings.dir + ": "
                + causeFromErrno(ec.value());
-    const std::string lock = (fs::path(m_settings.dir) / "LOCK").string();
-    m_lockFd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (m_lockFd < 0)
-        return "settings.checkpoint.dir: cannot open " + lock + ": " + causeFromErrno(errno);
-    if (::flock(m_lockFd, LOCK_EX | LOCK_NB) != 0) {
-        ::close(m_lockFd);
-        m_lockFd = -1;
-        return "settings.checkpoint.dir: member `" + member + "` (" + m_settings.dir
-               + ") is in use by another process of this group; give each process its own "
-                 "--member NAME (e.g. --member $(hostname)-1)";
-    }
+    // (The folder and member locks are the run's: checkpoint/folder_lock.hpp.)
     return {};
 }
 
@@ -136,9 +117,10 @@ std::string Coordinator::restoreInstances(int section,
         node.outW = e.outW;
         node.combinedIn = e.combinedIn;
         // (outIdle stays as resetInstances left it: idle until the partition is owned.)
-        // The merge over partitions starts from what this partition had reached; its own
-        // operator raises it with its next record.
-        node.ownW = e.outW;
+        // The merge over partitions starts from this partition's own watermark as it was
+        // saved. Manifests written before own_w existed only have the merge (out_w): a
+        // partition restored from one is raised by its operator with its next record.
+        node.ownW = e.hasOwnW ? e.ownW : e.outW;
         node.metrics.recordsIn = e.recordsIn;
         node.metrics.recordsOut = e.recordsOut;
         node.metrics.late = e.late;
@@ -194,9 +176,15 @@ std::int64_t Coordinator::adoptPartition(int section, int p)
                                     + " without its state from the group's committed offset";
             std::string text, err;
             Manifest m;
-            if (!readFile(manifestPath, text, err) || !parseManifest(text, m, err))
+            if (!readFile(manifestPath, text, err) || !parseManifest(text, m, err)) {
+                if (stashed != m_stash.end()) {
+                    log(what + ": " + origin + " is unusable (" + err
+                        + "); restoring it from this member's own checkpoint instead");
+                    return fromStash();
+                }
                 throw std::runtime_error("cannot restore " + what + " from " + origin + ": " + err
                                          + fix);
+            }
             const std::string suffix = "#p" + std::to_string(p);
             std::vector<BlobSpec> specs;
             for (const auto &n : m.nodes)
@@ -221,8 +209,17 @@ std::int64_t Coordinator::adoptPartition(int section, int p)
                 + std::to_string(tp.offset));
             return tp.offset;
         }
-        if (!why.empty())
-            throw std::runtime_error("cannot restore " + what + ": " + why);
+        if (!why.empty()) {
+            // A damaged pointer is treated like a damaged checkpoint: fall back to an older
+            // consistent state (this member's own, with its own offset) or refuse with the fix.
+            if (stashed != m_stash.end()) {
+                log(what + ": " + why + "; restoring it from this member's own checkpoint instead");
+                return fromStash();
+            }
+            throw std::runtime_error("cannot restore " + what + ": " + why + "; delete " + path
+                                     + " to start " + what
+                                     + " without its state from the group's committed offset");
+        }
     }
     if (stashed != m_stash.end())
         return fromStash();

@@ -1,10 +1,13 @@
 #include "checkpoint/task_pointer.hpp"
 
 #include "checkpoint/files.hpp"
+#include "checkpoint/sealed_json.hpp"
 
 #include <tideline/engine/spec.hpp> // Json
 
+#include <algorithm>
 #include <filesystem>
+#include <iterator>
 
 namespace tideline::checkpoint {
 
@@ -31,6 +34,7 @@ std::string writeTaskPointer(const std::string &sharedDir, const TaskPointer &p)
     j["manifest"] = p.manifest;
     j["offset"] = p.offset;
     j["written_ms"] = p.writtenMs;
+    seal(j);
     return writeFileDurably(path, j.dump() + "\n");
 }
 
@@ -45,8 +49,29 @@ bool readTaskPointer(const std::string &path, TaskPointer &p, std::string &error
         error = "cannot read " + path + ": " + error;
         return false;
     }
+    Json j = Json::parse(text, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) {
+        error = path + ": not a task pointer (not a JSON object: truncated or corrupt)";
+        return false;
+    }
+    const SealCheck sealed = unseal(j);
+    if (sealed == SealCheck::Broken) {
+        error = path + ": the task pointer fails its checksum (corrupt, or edited by hand)";
+        return false;
+    }
+    if (sealed == SealCheck::Unsealed) {
+        // Pointers written before seals had exactly these keys; anything else is damage (a
+        // flipped bit in the seal's own name, say).
+        static const char *const kUnsealedKeys[]
+            = {"source", "partition", "member", "checkpoint", "manifest", "offset", "written_ms"};
+        for (const auto &item : j.items())
+            if (std::find(std::begin(kUnsealedKeys), std::end(kUnsealedKeys), item.key())
+                == std::end(kUnsealedKeys)) {
+                error = path + ": not a task pointer (unexpected key `" + item.key() + "`)";
+                return false;
+            }
+    }
     try {
-        Json j = Json::parse(text);
         p.source = j.at("source").get<std::string>();
         p.partition = j.at("partition").get<int>();
         p.member = j.at("member").get<std::string>();

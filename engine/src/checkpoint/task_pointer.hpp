@@ -5,7 +5,7 @@
 //
 //   <checkpoint dir>/tasks/<source node id>/p<N>.json
 //     {"member": "a", "checkpoint": 12, "manifest": "members/a/manifest-12.json",
-//      "offset": 4711, "written_ms": ...}
+//      "offset": 4711, "written_ms": ..., "crc32c": ...}   (sealed: sealed_json.hpp)
 //
 // Whoever is assigned partition N next reads it, restores the instances "<node>#p<N>" from
 // that manifest's state and resumes N at `offset` (the position the state was taken at). The
@@ -31,9 +31,10 @@ struct TaskPointer
 
 std::string taskPointerPath(const std::string &sharedDir, const std::string &source, int partition);
 /// Durable (temp + fsync + rename). "" or the error.
-std::string writeTaskPointer(const std::string &sharedDir, const TaskPointer &p);
-/// false with `error` empty when there is no pointer; with `error` set when it is unreadable.
-bool readTaskPointer(const std::string &path, TaskPointer &p, std::string &error);
+[[nodiscard]] std::string writeTaskPointer(const std::string &sharedDir, const TaskPointer &p);
+/// false with `error` empty when there is no pointer; with `error` set when it is unreadable,
+/// corrupt or edited (its seal does not match).
+[[nodiscard]] bool readTaskPointer(const std::string &path, TaskPointer &p, std::string &error);
 /// Every readable pointer under <sharedDir>/tasks.
 std::vector<TaskPointer> readAllTaskPointers(const std::string &sharedDir);
 /// Removes every pointer (--fresh). Returns how many were removed.

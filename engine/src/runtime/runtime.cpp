@@ -1,6 +1,7 @@
 #include "runtime/runtime.hpp"
 
 #include "checkpoint/coordinator.hpp"
+#include "checkpoint/folder_lock.hpp"
 #include "operators/operators.hpp"
 #include "runtime/recoverable.hpp"
 
@@ -105,6 +106,12 @@ Runtime::Runtime(const PipelineSpec &spec, JobOptions options)
 }
 
 Runtime::~Runtime() = default;
+
+std::string Runtime::lockCheckpoints()
+{
+    m_runLocks = std::make_unique<checkpoint::RunLocks>();
+    return checkpoint::lockCheckpointFolder(m_spec, m_options, *m_runLocks);
+}
 
 std::string Runtime::initCheckpoints()
 {
@@ -251,13 +258,20 @@ std::string Runtime::makeOperator(int v)
 {
     Node &node = m_nodes[static_cast<std::size_t>(v)];
     int parts = 0;
-    for (const auto &in : node.inbound)
-        parts = std::max(parts, m_nodes[static_cast<std::size_t>(in.fromNode)].upstreamPartitions);
+    const SourceOperator *upstream = nullptr;
+    for (std::size_t i = 0; i < node.inbound.size(); ++i) {
+        const Node &from = m_nodes[static_cast<std::size_t>(node.inbound[i].fromNode)];
+        parts = std::max(parts, from.upstreamPartitions);
+        upstream = i == 0 || upstream == from.upstreamSource ? from.upstreamSource : nullptr;
+    }
     // An instance sees one partition only.
-    if (node.taskPartition >= 0)
+    if (node.taskPartition >= 0) {
         parts = 1;
+        upstream = nullptr;
+    }
     OperatorContext ctx{*node.spec, *node.kind,         m_options.baseDir,
                         *m_clock,   std::max(parts, 1), m_options.console};
+    ctx.upstreamSource = upstream;
     const KindImpl *impl = findKindImpl(node.spec->kind);
     if (!impl)
         return "node `" + node.spec->id + "`: kind `" + node.spec->kind
@@ -271,6 +285,7 @@ std::string Runtime::makeOperator(int v)
     }
     node.source = node.kind->isSource ? static_cast<SourceOperator *>(node.op.get()) : nullptr;
     node.upstreamPartitions = node.source ? node.source->partitions() : ctx.upstreamPartitions;
+    node.upstreamSource = node.source ? node.source : upstream;
     if (node.source) {
         m_sources.push_back(v);
         for (auto &section : m_tasks)
@@ -769,6 +784,22 @@ bool Runtime::restartFromCheckpoint(const std::string &why)
     m_checkpoints.reset();
     onLoopTick = nullptr;
     onBeforeFinish = nullptr;
+    // The newest complete checkpoint of this run, not the savepoint or state it started from.
+    m_options.fresh = false;
+    m_options.restoreFrom.clear();
+    m_options.resetState.clear();
+    std::string err = reopenOperators();
+    if (err.empty())
+        err = initCheckpoints();
+    if (!err.empty()) {
+        fail(why + "; restarting from the last checkpoint failed: " + err);
+        return false;
+    }
+    return true;
+}
+
+std::string Runtime::reopenOperators()
+{
     // Sinks close before the sources they read from (reverse topological order).
     for (auto it = m_order.rbegin(); it != m_order.rend(); ++it)
         m_nodes[static_cast<std::size_t>(*it)].op.reset();
@@ -793,18 +824,7 @@ bool Runtime::restartFromCheckpoint(const std::string &why)
         node.metrics = std::move(m);
     }
     m_recordsRead = 0;
-    // The newest complete checkpoint of this run, not the savepoint or state it started from.
-    m_options.fresh = false;
-    m_options.restoreFrom.clear();
-    m_options.resetState.clear();
-    std::string err = openOperators();
-    if (err.empty())
-        err = initCheckpoints();
-    if (!err.empty()) {
-        fail(why + "; restarting from the last checkpoint failed: " + err);
-        return false;
-    }
-    return true;
+    return openOperators();
 }
 
 void Runtime::finishAll()
@@ -933,6 +953,9 @@ std::unique_ptr<Job> Job::create(const PipelineSpec &spec, JobOptions options, s
 {
     std::unique_ptr<Job> job(new Job());
     job->m_rt = std::make_unique<Runtime>(spec, std::move(options));
+    error = job->m_rt->lockCheckpoints();
+    if (!error.empty())
+        return nullptr;
     error = job->m_rt->compile();
     if (!error.empty())
         return nullptr;

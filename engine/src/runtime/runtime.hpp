@@ -16,7 +16,8 @@ namespace tideline {
 
 namespace checkpoint {
 class Coordinator;
-}
+struct RunLocks;
+} // namespace checkpoint
 
 class Runtime
 {
@@ -71,6 +72,8 @@ public:
         bool outIdle = false;
         bool sourceFinished = false;
         int upstreamPartitions = 1;
+        /// The nearest upstream source when every input leads to the same one, else null.
+        const SourceOperator *upstreamSource = nullptr;
         observe::NodeMetrics metrics;
         /// Record tap (null = untapped: one pointer check per record, see observe/tap.hpp).
         std::unique_ptr<observe::TapCallback> tap;
@@ -150,9 +153,15 @@ public:
     std::function<void(Job::Status)> onBeforeFinish;
 
     // --- Checkpoint wiring (engine/src/checkpoint) ---
+    /// Locks the checkpoint folder for this run (before compile(): no operator has opened).
+    [[nodiscard]] std::string lockCheckpoints();
     /// Creates the checkpoint coordinator and restores state (after compile()). "" or error.
-    std::string initCheckpoints();
+    [[nodiscard]] std::string initCheckpoints();
     checkpoint::Coordinator *checkpoints() { return m_checkpoints.get(); }
+    /// Closes every operator and opens it again empty, with the nodes' watermarks, idleness
+    /// and figures reset: a restore that must start over from an earlier checkpoint. The
+    /// state backend's configureNodeState is not re-applied here. "" or the error.
+    [[nodiscard]] std::string reopenOperators();
     /// Re-derives a node's combined input watermark (after a restore) and tells its operator.
     void primeWatermark(int node) { recomputeCombined(node); }
     void setRecordsRead(std::int64_t n) { m_recordsRead = n; }
@@ -228,6 +237,8 @@ private:
     std::unique_ptr<observe::WatermarkTapCallback> m_watermarkTap;
 
     std::unique_ptr<checkpoint::Coordinator> m_checkpoints;
+    /// The checkpoint folder's locks, held for the whole run (restarts included).
+    std::unique_ptr<checkpoint::RunLocks> m_runLocks;
     std::atomic<std::int64_t> m_checkpointsCompleted{0};
     int m_restarts = 0;
 

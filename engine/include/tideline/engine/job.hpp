@@ -40,8 +40,11 @@ struct JobOptions
     bool fresh = false;                  ///< ignore existing checkpoints
     std::string checkpointDirOverride;   ///< "" = settings.checkpoint.dir
     std::vector<std::string> resetState; ///< node ids whose restored state is discarded
-    std::string restoreFrom;             ///< savepoint folder (or checkpoint folder) to start from
-    std::string savepointOnStop;         ///< write a savepoint here when the run ends ("" = none)
+    /// Sinks whose committed output may be deleted when their state is reset (a reset sink
+    /// starts its output over; without this the restore refuses and says so).
+    std::vector<std::string> discardOutput;
+    std::string restoreFrom;     ///< savepoint folder (or checkpoint folder) to start from
+    std::string savepointOnStop; ///< write a savepoint here when the run ends ("" = none)
     /// Consumer-group member name: with partition tasks (an unbounded source.kafka) and
     /// checkpoints, this process checkpoints under <dir>/members/<member>/ and shares
     /// <dir>/tasks/ with the other members. Each process of a group needs its own.

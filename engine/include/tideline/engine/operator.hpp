@@ -63,6 +63,8 @@ private:
 };
 
 /// What an operator sees of the pipeline when it is created.
+class SourceOperator;
+
 struct OperatorContext
 {
     const NodeSpec &spec;
@@ -71,6 +73,9 @@ struct OperatorContext
     Clock &clock;
     int upstreamPartitions = 1;      ///< partitions of the nearest upstream source (watermark node)
     std::ostream *console = nullptr; ///< where sink.console prints (default std::cout)
+    /// The nearest upstream source when all inputs lead to one (the watermark node asks it
+    /// whether a quiet partition still has records: hasRecordsLeft). Null otherwise.
+    const SourceOperator *upstreamSource = nullptr;
     /// Resolves ${env:NAME} / ${file:/path} in a string param; throws ConfigError when unset.
     std::string resolve(const std::string &value) const;
     /// Absolute path for a path param.
@@ -80,6 +85,15 @@ struct OperatorContext
 /// Thrown by factories and open() for problems that stop a run before it starts
 /// ("node `out`: params.path: cannot open ...: Permission denied"). Never thrown per record.
 struct ConfigError : std::runtime_error
+{
+    using std::runtime_error::runtime_error;
+};
+
+/// Thrown by restoreState() when the system a sink writes to committed only the output of an
+/// earlier checkpoint (exactly_once into Kafka after the latest transaction was aborted): the
+/// restore starts over from the checkpoint before this one, whose output is what was
+/// committed. Any other failure of restoreState() refuses the restore.
+struct EarlierCheckpointNeeded : std::runtime_error
 {
     using std::runtime_error::runtime_error;
 };
@@ -114,6 +128,10 @@ public:
     virtual std::string stateFingerprint() const { return {}; }
     /// A checkpoint containing this operator's state is durable (commit sink output, offsets).
     virtual void notifyCheckpointComplete(std::int64_t checkpointId) { (void)checkpointId; }
+    /// Sinks: what starting without restored state (--reset-state) would delete of output
+    /// that earlier runs already committed, e.g. "out/w.jsonl holds 12060 bytes"; "" when
+    /// nothing would be lost. Called after open(), before any record.
+    virtual std::string outputLostWithoutState() const { return {}; }
 };
 
 /// Partition tasks (Kafka Streams' tasks): the runtime's side of a source whose partitions
@@ -151,6 +169,14 @@ public:
     /// Emit at most maxRecords records.
     virtual Poll poll(Output &out, int maxRecords) = 0;
     virtual int partitions() const { return 1; }
+    /// True when partition `p` certainly has records this source has not emitted yet (a
+    /// bounded Kafka read below the end offsets it saw at start). Such a partition is slow,
+    /// not idle: the watermark node never marks it idle, or its records would turn late.
+    virtual bool hasRecordsLeft(int partition) const
+    {
+        (void)partition;
+        return false;
+    }
     void processRecord(int, Record &&, Output &) override {}
 
     /// True when partitions come and go at run time (a Kafka consumer group): the runtime

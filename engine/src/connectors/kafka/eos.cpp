@@ -66,11 +66,21 @@ RecoveryDecision decideRecovery(const PartitionOffsets &latest,
                                            + formatOffsets(latest)
                                            + ") was aborted; start from the beginning"};
     }
+    const std::string neither
+        = " match neither the latest checkpoint " + formatOffsets(latest)
+          + (previous ? " nor the previous one " + formatOffsets(*previous) : std::string());
+    if (relevant.empty())
+        return {Recovery::Inconsistent,
+                "the broker has no committed offsets for the group on these partitions, so"
+                " offsets {}"
+                    + neither
+                    + ": the group's offsets expired (offsets.retention.minutes) or were deleted,"
+                      " or the broker did not store the transaction's offsets"};
     return {Recovery::Inconsistent,
-            "group offsets " + formatOffsets(relevant) + " match neither the latest checkpoint "
-                + formatOffsets(latest)
-                + (previous ? " nor the previous one " + formatOffsets(*previous) : std::string())
-                + ": another writer committed for this group, or a checkpoint is missing"};
+            "group offsets " + formatOffsets(relevant) + neither
+                + ": a consumer outside this run committed offsets for the group (another run of"
+                  " the pipeline with its own checkpoint folder, or any client using the same"
+                  " group.id), or the checkpoint that matches them was deleted"};
 }
 
 } // namespace tideline::kafka

@@ -41,6 +41,14 @@ public:
     virtual bool committed(PartitionOffsets &inOut, std::string &error) const = 0;
     /// When true the source stops committing offsets itself: the transaction carries them.
     virtual void setOffsetsCommittedByTransaction(bool yes) = 0;
+    /// After a transaction committed: commit the same offsets through the group (blocking).
+    /// Redundant on a broker that stored the transaction's offsets; on one that does not
+    /// (librdkafka 2.0.2's mock acknowledges TxnOffsetCommit without storing it) it is what
+    /// lets recovery tell which checkpoint Kafka holds. Offsets never run ahead of committed
+    /// output: this runs only once the transaction is committed. false with `error`.
+    [[nodiscard]] virtual bool commitAfterTransaction(const PartitionOffsets &offsets,
+                                                      std::string &error)
+        = 0;
 };
 
 /// Sources register while alive. Compile builds operators in topological order on one

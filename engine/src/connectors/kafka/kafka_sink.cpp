@@ -194,13 +194,16 @@ public:
         kafka::RecoveryDecision d = kafka::decideRecovery(
             latest, previous.empty() && m_epoch <= 1 ? std::nullopt : std::optional(previous),
             committed);
+        if (d.action == kafka::Recovery::UsePrevious)
+            throw EarlierCheckpointNeeded("node `" + m_node + "`: exactly_once: checkpoint epoch "
+                                          + std::to_string(m_epoch)
+                                          + " was not committed to Kafka: " + d.reason);
         if (d.action != kafka::Recovery::UseLatest)
-            throw ConfigError(
-                "exactly_once recovery: checkpoint epoch " + std::to_string(m_epoch)
-                + " does not match Kafka: " + d.reason
-                + (d.action == kafka::Recovery::UsePrevious
-                       ? "; restore the previous checkpoint (its output is what Kafka committed)"
-                       : ""));
+            throw ConfigError("exactly_once recovery: checkpoint epoch " + std::to_string(m_epoch)
+                              + " does not match Kafka: " + d.reason
+                              + ". Nothing was restored; to start over from the source's `start`"
+                                " (output already in the topic is written again) rerun with"
+                                " --fresh, or give source.kafka a new group_id");
         m_committedOffsets = latest;
     }
 
@@ -439,6 +442,12 @@ private:
         ++m_committed;
         m_committedOffsets = m_pendingOffsets;
         m_txnState = Txn::None;
+        // The transaction is committed: record its offsets through the group as well, for
+        // brokers that do not keep transactional offset commits (eos.hpp). A failure here
+        // loses nothing: recovery then finds the previous epoch's offsets and restores the
+        // checkpoint before, at worst writing this epoch's output again.
+        std::string why;
+        (void)m_source->commitAfterTransaction(m_committedOffsets, why);
     }
 
     void releaseHeld()

@@ -160,6 +160,16 @@ public:
     // Group mode: partitions come and go with rebalances, so they run as tasks whose state
     // moves with them (runtime/partition_tasks.cpp).
     bool partitionTasks() const override { return !m_bounded && m_tasks; }
+    // Bounded: the end offsets are known, so a partition not fetched yet is behind, not idle.
+    bool hasRecordsLeft(int partition) const override
+    {
+        if (!m_bounded)
+            return false;
+        if (!m_started)
+            return true;
+        auto it = m_parts.find(partition);
+        return it != m_parts.end() && !it->second.done;
+    }
     void setTaskHost(PartitionTaskHost *host) override { m_host = host; }
     std::map<int, std::int64_t> taskPositions() const override { return currentOffsets(); }
 
@@ -321,6 +331,24 @@ public:
         return true;
     }
     void setOffsetsCommittedByTransaction(bool yes) override { m_txnCommits = yes; }
+    bool commitAfterTransaction(const PartitionOffsets &offsets, std::string &error) override
+    {
+        if (offsets.empty())
+            return true;
+        if (!m_rk) {
+            error = "consumer not open";
+            return false;
+        }
+        TopparList l(static_cast<int>(offsets.size()));
+        for (const auto &[p, off] : offsets)
+            rd_kafka_topic_partition_list_add(l.list, m_topic.c_str(), p)->offset = off;
+        if (rd_kafka_resp_err_t err = rd_kafka_commit(m_rk, l.list, 0); err) {
+            error = kafka::describe(err);
+            return false;
+        }
+        m_lastCommitted = offsets;
+        return true;
+    }
 
 private:
     enum class Start { Earliest, Latest, Committed };

@@ -14,8 +14,8 @@
 
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
 #include <fcntl.h>
+#include <filesystem>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -30,7 +30,8 @@ public:
         : m_path(ctx.path(ctx.spec.params.value("path", std::string())))
         , m_paramPath(ctx.spec.params.value("path", std::string()))
         , m_csv(ctx.spec.params.value("format", std::string("jsonl")) == "csv")
-    {}
+    {
+    }
     ~FileSink() override
     {
         if (m_fd >= 0)
@@ -110,7 +111,9 @@ public:
             cols.push_back(r.str());
         if (r.failed())
             return; // reported by the caller
-        struct stat st{};
+        struct stat st
+        {
+        };
         if (::fstat(m_fd, &st) != 0)
             throw std::runtime_error("stat " + m_path + ": " + std::strerror(errno));
         if (static_cast<std::uint64_t>(st.st_size) < bytes)
@@ -119,8 +122,8 @@ public:
                                      + std::to_string(bytes)
                                      + " (was the output file replaced or truncated?)");
         if (::ftruncate(m_fd, static_cast<off_t>(bytes)) != 0 || ::fsync(m_fd) != 0)
-            throw std::runtime_error("truncating " + m_path + " to its committed length: "
-                                     + std::strerror(errno));
+            throw std::runtime_error("truncating " + m_path
+                                     + " to its committed length: " + std::strerror(errno));
         ::lseek(m_fd, 0, SEEK_END);
         m_bytes = bytes;
         m_written = written;
@@ -128,9 +131,21 @@ public:
         m_started = true;
     }
 
+    std::string outputLostWithoutState() const override
+    {
+        struct stat st
+        {
+        };
+        if (m_started || m_fd < 0 || ::fstat(m_fd, &st) != 0 || st.st_size == 0)
+            return {};
+        return m_path + " holds " + std::to_string(st.st_size)
+               + " bytes written by earlier runs, which starting it over deletes";
+    }
+
     std::string stateFingerprint() const override
     {
-        return std::string("sink.file/1 format=") + (m_csv ? "csv" : "jsonl") + " path=" + m_paramPath;
+        return std::string("sink.file/1 format=") + (m_csv ? "csv" : "jsonl")
+               + " path=" + m_paramPath;
     }
 
 private:

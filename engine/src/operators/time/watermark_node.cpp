@@ -3,7 +3,8 @@
 // Per source partition p: maxTs_p = largest event time seen, W_p = maxTs_p - d - 1 (Flink's
 // BoundedOutOfOrderness; the -1 makes a record exactly d behind the max still on time).
 // The node's W = min over partitions that are not idle. A partition that produced nothing
-// for idle_timeout_ms of processing time is idle until its next record. W never decreases.
+// for idle_timeout_ms of processing time is idle until its next record, unless its source knows
+// it has records left (a bounded Kafka read not yet at its end offsets). W never decreases.
 
 #include "operators/operators.hpp"
 #include "operators/time/time_parse.hpp"
@@ -23,6 +24,7 @@ public:
         , m_idleTimeout(ctx.spec.params.value("idle_timeout_ms", 0LL))
         , m_parts(static_cast<std::size_t>(std::max(1, ctx.upstreamPartitions)))
         , m_clock(ctx.clock)
+        , m_upstream(ctx.upstreamSource)
     {
         std::string f = ctx.spec.params.value("time_format", std::string("epoch_ms"));
         m_format = f == "epoch_s"   ? TimeFormat::EpochS
@@ -82,7 +84,13 @@ public:
         if (m_idleTimeout <= 0 || m_w == kMaxTime)
             return;
         bool changed = false;
-        for (auto &p : m_parts) {
+        for (std::size_t i = 0; i < m_parts.size(); ++i) {
+            Partition &p = m_parts[i];
+            // A partition the source knows has records left is behind, not idle.
+            if (m_upstream && m_upstream->hasRecordsLeft(static_cast<int>(i))) {
+                p.lastActivityMs = now;
+                continue;
+            }
             if (!p.idle && now - p.lastActivityMs >= m_idleTimeout) {
                 p.idle = true;
                 p.idleSinceMs = now;
@@ -182,6 +190,7 @@ private:
     std::int64_t m_idleTimeout;
     std::vector<Partition> m_parts;
     Clock &m_clock;
+    const SourceOperator *m_upstream; ///< asked whether a quiet partition has records left
     Timestamp m_w = kMinTime;
     bool m_allIdle = false;
     bool m_restored = false;
