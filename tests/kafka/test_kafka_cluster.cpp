@@ -655,7 +655,9 @@ private slots:
         // newest checkpoint's transaction never committed, so the group's offsets (committed by
         // the sink after each transaction, which the 2.0.2 mock needs) are the previous epoch's:
         // the restore starts over from the checkpoint before it, and the run finishes.
-        QVERIFY(kcatProduce(m_mock.bootstrap, "eosr_in", events(0, 3000)));
+        // Enough input that the run is still reading when its first checkpoint completes.
+        const int n = 30000;
+        QVERIFY(kcatProduce(m_mock.bootstrap, "eosr_in", events(0, n)));
         std::string dir = m_dir.path().toStdString();
         Json j
             = pipeline(Json::array({kafkaSource(m_mock.bootstrap, "eosr_in", {{"bounded", true}}),
@@ -669,7 +671,18 @@ private slots:
         std::string error;
         auto job = makeJob(j, dir, error, [&](const std::string &l) { logs.push_back(l); });
         QVERIFY2(job, error.c_str());
-        QVERIFY(runUntilCheckpointed(*job, 500));
+        {
+            const bool checkpointed = runUntilCheckpointed(*job, 500);
+            auto snap = job->snapshot();
+            std::string why
+                = job->failure() + " read " + std::to_string(snap.recordsRead)
+                  + (snap.lastCheckpoint ? " last checkpoint " + snap.lastCheckpoint->status + " "
+                                               + snap.lastCheckpoint->failureCause
+                                         : std::string(" no checkpoint"));
+            for (const auto &l : logs)
+                why += "\n" + l;
+            QVERIFY2(checkpointed, why.c_str());
+        }
         QCOMPARE(m_mock.command("err 26 PRODUCER_FENCED"), QString("ok"));
         Job::Status st = runUntilDone(*job);
         QCOMPARE(m_mock.command("clear 26"), QString("ok"));
@@ -684,14 +697,15 @@ private slots:
         for (const auto &l : kcatConsume(m_mock.bootstrap, "eosr_out"))
             seen.insert(
                 Json::parse(l.split('\t').back().toStdString())["event_id"].get<long long>());
-        QCOMPARE(static_cast<int>(seen.size()), 3000);
+        QCOMPARE(static_cast<int>(seen.size()), n);
     }
 
     // Issue 23.9: a killed exactly_once run could never resume (every restart exited 1), and a
     // finished one could not run again without --fresh.
     void exactlyOnceKilledRunResumesAndFinishedRunRunsAgain()
     {
-        QVERIFY(kcatProduce(m_mock.bootstrap, "eosk_in", events(0, 3000)));
+        const int n = 30000; // still reading when the first checkpoint completes
+        QVERIFY(kcatProduce(m_mock.bootstrap, "eosk_in", events(0, n)));
         std::string dir = m_dir.path().toStdString();
         Json j
             = pipeline(Json::array({kafkaSource(m_mock.bootstrap, "eosk_in", {{"bounded", true}}),
@@ -706,7 +720,7 @@ private slots:
             auto job = makeJob(j, dir, error);
             QVERIFY2(job, error.c_str());
             QVERIFY(runUntilCheckpointed(*job, 800));
-            QVERIFY(job->snapshot().recordsRead < 3000);
+            QVERIFY(job->snapshot().recordsRead < n);
             // Dropped mid-run, as by SIGKILL: no final checkpoint, the open transaction dangles.
         }
         for (int run = 0; run < 2; ++run) {
@@ -725,7 +739,7 @@ private slots:
         for (const auto &l : kcatConsume(m_mock.bootstrap, "eosk_out"))
             seen.insert(
                 Json::parse(l.split('\t').back().toStdString())["event_id"].get<long long>());
-        QCOMPARE(static_cast<int>(seen.size()), 3000);
+        QCOMPARE(static_cast<int>(seen.size()), n);
     }
 
     void twoMembersShareThePartitions()
