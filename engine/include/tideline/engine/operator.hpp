@@ -71,6 +71,9 @@ struct OperatorContext
     Clock &clock;
     int upstreamPartitions = 1;      ///< partitions of the nearest upstream source (watermark node)
     std::ostream *console = nullptr; ///< where sink.console prints (default std::cout)
+    /// Periodic checkpoints are on: a sink may hold output back until a checkpoint commits it
+    /// (sink.file stages it and publishes it in notifyCheckpointComplete).
+    bool checkpointing = false;
     /// Resolves ${env:NAME} / ${file:/path} in a string param; throws ConfigError when unset.
     std::string resolve(const std::string &value) const;
     /// Absolute path for a path param.
