@@ -195,6 +195,12 @@ std::vector<NodeKind> buildKinds()
                                 "A partition silent this long (processing time) stops holding "
                                 "the watermark back (0 = never)."),
                               0),
+                          0),
+                    range(def(p("max_lead_ms", ParamType::Int,
+                                "A record whose event time is more than this ahead of "
+                                "processing time goes to `errors` instead of moving the "
+                                "watermark (0 = no limit)."),
+                              0),
                           0)};
         k.push_back(n);
     }

@@ -2,6 +2,7 @@
 #include <tideline/engine/spec.hpp>
 #include <tideline/engine/validate.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -308,14 +309,23 @@ LoadResult parseSpec(std::string_view text, ParseLimits limits)
     return r;
 }
 
-LoadResult loadSpec(std::string_view text, ParseLimits limits)
+namespace {
+
+LoadResult loadSpecIn(std::string_view text, ParseLimits limits, const std::string &baseDir)
 {
     LoadResult r = parseSpec(text, limits);
     if (r.spec) {
-        auto more = validate(*r.spec);
+        auto more = validate(*r.spec, baseDir);
         r.diagnostics.insert(r.diagnostics.end(), more.begin(), more.end());
     }
     return r;
+}
+
+} // namespace
+
+LoadResult loadSpec(std::string_view text, ParseLimits limits)
+{
+    return loadSpecIn(text, limits, std::string());
 }
 
 LoadResult loadSpecFile(const std::string &path, ParseLimits limits)
@@ -338,7 +348,10 @@ LoadResult loadSpecFile(const std::string &path, ParseLimits limits)
     in.seekg(0);
     std::string text(size, '\0');
     in.read(text.data(), static_cast<std::streamsize>(size));
-    return loadSpec(text, limits);
+    // Paths are compared as the runner resolves them: against the file's folder.
+    std::error_code ec;
+    std::string base = std::filesystem::absolute(path, ec).parent_path().string();
+    return loadSpecIn(text, limits, ec ? std::string() : base);
 }
 
 Json specToJson(const PipelineSpec &spec)

@@ -2,6 +2,7 @@
 // rules (ports, single inputs, DAG, event time), and pitfall warnings.
 
 #include "operators/operators.hpp"
+#include "path_conflicts.hpp"
 
 #include <tideline/engine/catalog.hpp>
 #include <tideline/engine/validate.hpp>
@@ -266,6 +267,11 @@ std::string checkNewEdge(const PipelineSpec &spec, const EdgeSpec &edge)
 }
 
 std::vector<Diagnostic> validate(const PipelineSpec &spec)
+{
+    return validate(spec, std::string());
+}
+
+std::vector<Diagnostic> validate(const PipelineSpec &spec, const std::string &baseDir)
 {
     std::vector<Diagnostic> out;
     const std::size_t n = spec.nodes.size();
@@ -649,6 +655,18 @@ std::vector<Diagnostic> validate(const PipelineSpec &spec)
                 }
             }
         }
+        if (k->kind == "watermark" && intParam(i, "max_lead_ms", 0) == 0) {
+            int s = upstreamSource(i);
+            if (s >= 0 && kinds[static_cast<std::size_t>(s)]->kind == "source.kafka")
+                nodeDiag(i, "params.max_lead_ms",
+                         "`" + spec.nodes[static_cast<std::size_t>(s)].id
+                             + "` is a Kafka topic but max_lead_ms is 0: one record with a "
+                               "timestamp far in the future (a producer's broken clock) moves "
+                               "the watermark there and every later record is late; set "
+                               "max_lead_ms (e.g. 86400000, one day ahead of processing time) "
+                               "to send such records to `errors`",
+                         true);
+        }
         if (k->kind == "watermark" && intParam(i, "idle_timeout_ms", 0) == 0) {
             int s = upstreamSource(i);
             if (s >= 0) {
@@ -665,6 +683,11 @@ std::vector<Diagnostic> validate(const PipelineSpec &spec)
             }
         }
     }
+
+    // A sink over its own input, two sinks on one file, checkpoints over a node's file.
+    PathCheckOptions paths;
+    paths.baseDir = baseDir;
+    checkPathConflicts(spec, paths, out);
 
     std::stable_sort(out.begin(), out.end(), [](const Diagnostic &a, const Diagnostic &b) {
         if (a.nodeIndex != b.nodeIndex)

@@ -25,10 +25,10 @@ using namespace kafkatest;
 namespace {
 
 constexpr int kPartitions = 32;
-constexpr int kKeys = 256; // key k lives on partition k % 32: the topic is partitioned by key
+constexpr int kKeys = 64; // key k lives on partition k % 32: the topic is partitioned by key
 constexpr long long kBase = 1700000000000LL;
 constexpr long long kWindowMs = 1000;
-constexpr long long kStepMs = 5; // event i at kBase + i * 5 ms
+constexpr long long kStepMs = 1; // event i at kBase + i ms: ~15 events per key and window
 
 long long envInt(const char *name, long long def)
 {

@@ -3,6 +3,7 @@
 #include "checkpoint/coordinator.hpp"
 #include "checkpoint/folder_lock.hpp"
 #include "operators/operators.hpp"
+#include "path_conflicts.hpp"
 #include "runtime/recoverable.hpp"
 
 #include <tideline/engine/record_json.hpp>
@@ -272,6 +273,7 @@ std::string Runtime::makeOperator(int v)
     OperatorContext ctx{*node.spec, *node.kind,         m_options.baseDir,
                         *m_clock,   std::max(parts, 1), m_options.console};
     ctx.upstreamSource = upstream;
+    ctx.checkpointing = checkpoint::resolveSettings(m_spec, m_options).enabled;
     const KindImpl *impl = findKindImpl(node.spec->kind);
     if (!impl)
         return "node `" + node.spec->id + "`: kind `" + node.spec->kind
@@ -951,6 +953,21 @@ Job::~Job() = default;
 
 std::unique_ptr<Job> Job::create(const PipelineSpec &spec, JobOptions options, std::string &error)
 {
+    // Paths as the operators resolve them (validation cannot see ${env:...} or
+    // --checkpoint-dir): no sink may overwrite what another node reads or writes.
+    std::vector<Diagnostic> conflicts;
+    PathCheckOptions paths;
+    paths.baseDir = options.baseDir;
+    paths.checkpointDirOverride = options.checkpointDirOverride;
+    paths.resolveReferences = true;
+    checkPathConflicts(spec, paths, conflicts);
+    if (!conflicts.empty()) {
+        error.clear();
+        for (const auto &d : conflicts)
+            error += (error.empty() ? "node `" : "; node `") + d.nodeId + "`: params." + d.param
+                     + ": " + d.message;
+        return nullptr;
+    }
     std::unique_ptr<Job> job(new Job());
     job->m_rt = std::make_unique<Runtime>(spec, std::move(options));
     error = job->m_rt->lockCheckpoints();

@@ -76,6 +76,9 @@ struct OperatorContext
     /// The nearest upstream source when all inputs lead to one (the watermark node asks it
     /// whether a quiet partition still has records: hasRecordsLeft). Null otherwise.
     const SourceOperator *upstreamSource = nullptr;
+    /// Periodic checkpoints are on: a sink may hold output back until a checkpoint commits it
+    /// (sink.file stages it and publishes it in notifyCheckpointComplete).
+    bool checkpointing = false;
     /// Resolves ${env:NAME} / ${file:/path} in a string param; throws ConfigError when unset.
     std::string resolve(const std::string &value) const;
     /// Absolute path for a path param.

@@ -102,6 +102,7 @@ std::string checkJsonShape(std::string_view text, std::size_t maxBytes, int maxD
 LoadResult parseSpec(std::string_view text, ParseLimits limits = {});
 /// parseSpec + validate, the usual entry point.
 LoadResult loadSpec(std::string_view text, ParseLimits limits = {});
+/// loadSpec of a file; paths in it are also checked as resolved against its folder.
 LoadResult loadSpecFile(const std::string &path, ParseLimits limits = {});
 
 /// Writes the spec as pretty JSON (2-space indent, trailing newline). load(write(s)) == s.

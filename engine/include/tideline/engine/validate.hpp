@@ -11,6 +11,11 @@ namespace tideline {
 
 /// Errors and warnings, errors first within each node, nodes in file order.
 std::vector<Diagnostic> validate(const PipelineSpec &spec);
+/// The same, knowing the folder of the pipeline file: paths that overlap (a sink writing the
+/// file a source reads, two sinks on one file, the checkpoint folder and a node's file) are
+/// also compared as the runtime resolves them (relative to that folder, through symlinks).
+/// Without it, relative paths are compared as written (`./a` and `a` are still the same).
+std::vector<Diagnostic> validate(const PipelineSpec &spec, const std::string &baseDir);
 
 /// Would adding this edge be accepted? Returns "" or the reason it is refused (wrong
 /// direction, unknown port, input already connected, cycle). Used by the designer while

@@ -1,7 +1,13 @@
 // source.file: JSON lines or CSV, read in file order. Malformed lines go to `errors` with the
-// file and line; blank lines are skipped. Position (byte offset + line) is the checkpoint.
+// file and line; blank lines are skipped. Position (byte offset + line) is the checkpoint,
+// with the file's identity (input_identity.hpp): a restore refuses a file that was replaced,
+// rewritten or shortened since, instead of resuming mid-line in other data.
+//
+// State layout: offset, line, held-back flag [, record], then (since identities) the tag 'I'
+// and the identity. Checkpoints without the tag (older builds) restore without the check.
 
 #include "operators/operators.hpp"
+#include "operators/sources/input_identity.hpp"
 #include "operators/sources/line_reader.hpp"
 #include "operators/sources/pacer.hpp"
 
@@ -15,7 +21,8 @@ class FileSource final : public SourceOperator
 {
 public:
     explicit FileSource(const OperatorContext &ctx)
-        : m_path(ctx.path(ctx.spec.params.value("path", std::string())))
+        : m_nodeId(ctx.spec.id)
+        , m_path(ctx.path(ctx.spec.params.value("path", std::string())))
         , m_displayPath(ctx.spec.params.value("path", std::string()))
         , m_csv(ctx.spec.params.value("format", std::string("jsonl")) == "csv")
         , m_pacer(ctx.spec.params.value("pace", Json::object()), ctx.clock)
@@ -92,11 +99,21 @@ public:
 
     void snapshotState(StateWriter &w) const override
     {
+        InputIdentity id;
+        if (std::string e
+            = InputIdentity::capture(m_reader.fd(), m_reader.offset(), &m_identity, id);
+            !e.empty())
+            throw std::runtime_error("reading " + m_path + " at byte "
+                                     + std::to_string(m_reader.offset()) + " for the checkpoint: "
+                                     + e + " (was it truncated while being read?)");
+        m_identity = id;
         w.u64(m_reader.offset());
         w.u64(m_reader.lineNumber());
         w.u8(m_heldBack ? 1 : 0);
         if (m_heldBack)
             w.record(m_held);
+        w.u8(kIdentityTag);
+        id.write(w);
     }
     void restoreState(StateReader &r) override
     {
@@ -105,7 +122,25 @@ public:
         m_heldBack = r.u8() != 0;
         if (m_heldBack)
             r.record(m_held);
-        if (!r.failed() && !m_reader.seek(offset, line))
+        if (r.failed())
+            return; // reported by the caller
+        if (!r.atEnd()) {
+            InputIdentity id;
+            if (r.u8() != kIdentityTag || !id.read(r) || id.offset != offset)
+                throw std::runtime_error("the saved position in " + m_displayPath
+                                         + " is not in a layout this build reads");
+            if (std::string why = id.differences(m_reader.fd()); !why.empty())
+                throw std::runtime_error(
+                    m_displayPath + " is not the file the checkpoint read up to byte "
+                    + std::to_string(offset) + ": " + why
+                    + ". Put the original file back (appending to it is fine), or rerun with "
+                      "--reset-state "
+                    + m_nodeId
+                    + " to read this file from its start (the other nodes keep their state), "
+                      "or with --fresh to start the whole pipeline over");
+            m_identity = id;
+        }
+        if (!m_reader.seek(offset, line))
             throw std::runtime_error("cannot seek " + m_path + " to byte "
                                      + std::to_string(offset));
     }
@@ -134,9 +169,14 @@ private:
                               + (err.empty() ? "" : ": " + err));
     }
 
+    static constexpr std::uint8_t kIdentityTag = 'I';
+
+    std::string m_nodeId;
     std::string m_path;
     std::string m_displayPath;
     bool m_csv;
+    /// The last identity written (its head CRC is reused once the first 64 KiB are read).
+    mutable InputIdentity m_identity;
     Pacer m_pacer;
     std::string m_paceTimeField;
     LineReader m_reader;

@@ -27,6 +27,8 @@ public:
     /// Byte offset of the start of the next line.
     std::uint64_t offset() const { return m_offset; }
     std::string error() const { return m_error; }
+    /// The open file (pread only: reading through it would move the reader).
+    int fd() const { return m_fd; }
 
 private:
     bool fill();

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 
 namespace tideline {
 
@@ -16,6 +17,20 @@ std::int64_t daysFromCivil(std::int64_t y, unsigned m, unsigned d)
     const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
     const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
     return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
+}
+
+// Its inverse, civil_from_days.
+void civilFromDays(std::int64_t z, std::int64_t &y, unsigned &m, unsigned &d)
+{
+    z += 719468;
+    const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    const auto doe = static_cast<unsigned>(z - era * 146097);
+    const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    const unsigned mp = (5 * doy + 2) / 153;
+    d = doy - (153 * mp + 2) / 5 + 1;
+    m = mp < 10 ? mp + 3 : mp - 9;
+    y = static_cast<std::int64_t>(yoe) + era * 400 + (m <= 2);
 }
 
 bool digits(std::string_view s, std::size_t pos, std::size_t n, int &out)
@@ -150,6 +165,28 @@ std::optional<Timestamp> eventTimeOf(const Value &v, TimeFormat format, const ch
     }
     why = "unknown time format";
     return std::nullopt;
+}
+
+} // namespace tideline
+
+namespace tideline {
+
+std::string formatUtc(Timestamp t)
+{
+    const Timestamp days = floorDiv(t, 86'400'000);
+    Timestamp msOfDay = t % 86'400'000; // no days * 86'400'000: that overflows near kMinTime
+    if (msOfDay < 0)
+        msOfDay += 86'400'000;
+    std::int64_t y = 0;
+    unsigned m = 0, d = 0;
+    civilFromDays(days, y, m, d);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02lld:%02lld:%02lld.%03lldZ",
+                  static_cast<long long>(y), m, d, static_cast<long long>(msOfDay / 3'600'000),
+                  static_cast<long long>(msOfDay / 60'000 % 60),
+                  static_cast<long long>(msOfDay / 1000 % 60),
+                  static_cast<long long>(msOfDay % 1000));
+    return buf;
 }
 
 } // namespace tideline

@@ -5,6 +5,13 @@
 // The node's W = min over partitions that are not idle. A partition that produced nothing
 // for idle_timeout_ms of processing time is idle until its next record, unless its source knows
 // it has records left (a bounded Kafka read not yet at its end offsets). W never decreases.
+//
+// max_lead_ms (opt-in; Azure Stream Analytics' early-arrival policy): a record whose event time
+// is more than that ahead of processing time goes to `errors` and touches no watermark, so one
+// absurd timestamp cannot move W years ahead and make every later record late. Processing time
+// rather than W is the reference because a single record cannot move it: W is -inf at the first
+// record, and a lead over W would reject everything after a legitimate gap in event time (a
+// replay of old data is far behind processing time, so nothing of it is rejected).
 
 #include "operators/operators.hpp"
 #include "operators/time/time_parse.hpp"
@@ -22,6 +29,7 @@ public:
         : m_timeField(ctx.spec.params.value("time_field", std::string()))
         , m_delay(ctx.spec.params.value("max_out_of_orderness_ms", 0LL))
         , m_idleTimeout(ctx.spec.params.value("idle_timeout_ms", 0LL))
+        , m_maxLead(ctx.spec.params.value("max_lead_ms", 0LL))
         , m_parts(static_cast<std::size_t>(std::max(1, ctx.upstreamPartitions)))
         , m_clock(ctx.clock)
         , m_upstream(ctx.upstreamSource)
@@ -52,6 +60,14 @@ public:
         if (!t) {
             out.emitError(std::string(why) + " (`" + m_timeField + "`)", std::move(rec), m_w);
             return;
+        }
+        // m_lastNow is the last tick's time; the clock is read only for a suspect record.
+        if (m_maxLead > 0 && *t > satAdd(m_lastNow, m_maxLead)) {
+            const std::int64_t now = m_clock.nowMs();
+            if (*t > satAdd(now, m_maxLead)) {
+                out.emitError(tooFarAhead(*t, now), std::move(rec), m_w);
+                return;
+            }
         }
         rec.time = *t;
         Partition &p = m_parts[rec.partition < m_parts.size() ? rec.partition : 0];
@@ -161,6 +177,13 @@ private:
         std::int64_t lastActivityMs = 0;
     };
 
+    std::string tooFarAhead(Timestamp t, std::int64_t now) const
+    {
+        return "event time " + formatUtc(t) + " (`" + m_timeField + "`) is "
+               + std::to_string(t - now) + " ms ahead of processing time " + formatUtc(now)
+               + " (max_lead_ms " + std::to_string(m_maxLead) + ")";
+    }
+
     void advance(Output &out)
     {
         if (m_restored && m_w != kMinTime) {
@@ -188,6 +211,7 @@ private:
     TimeFormat m_format = TimeFormat::EpochMs;
     Timestamp m_delay;
     std::int64_t m_idleTimeout;
+    std::int64_t m_maxLead; ///< 0 = off
     std::vector<Partition> m_parts;
     Clock &m_clock;
     const SourceOperator *m_upstream; ///< asked whether a quiet partition has records left

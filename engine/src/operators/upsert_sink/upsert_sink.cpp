@@ -2,6 +2,11 @@
 // its row, so replaying the same input any number of times leaves the same table: the sink is
 // idempotent, which makes at-least-once delivery safe. Rows are batched (4096 per write) and
 // committed at every checkpoint (synced) and at the end of the run.
+//
+// A checkpoint also records the table's RocksDB identity: a table deleted (open() then creates
+// an empty one) or replaced by another since the checkpoint would resume with the rows written
+// before it missing, so the restore refuses it instead. State layout: rows written, then
+// (since identities) the tag 'T' and the identity; older checkpoints restore unchecked.
 
 #include "operators/keys/key_encoder.hpp"
 #include "operators/keys/params.hpp"
@@ -72,9 +77,36 @@ public:
         // Everything before the checkpoint barrier must be durable before the checkpoint is.
         const_cast<UpsertSink *>(this)->commit(true);
         w.u64(m_rowsWritten);
+        const std::string id = m_store.identity();
+        if (!id.empty()) {
+            w.u8(kIdentityTag);
+            w.str(id);
+        }
     }
 
-    void restoreState(StateReader &r) override { m_rowsWritten = r.u64(); }
+    void restoreState(StateReader &r) override
+    {
+        m_rowsWritten = r.u64();
+        if (r.failed() || r.atEnd())
+            return; // short: reported by the caller; nothing more: an older checkpoint
+        if (r.u8() != kIdentityTag)
+            throw std::runtime_error("the saved state of the table " + m_path
+                                     + " is not in a layout this build reads");
+        const std::string saved = r.str();
+        if (r.failed())
+            return;
+        const std::string now = m_store.identity();
+        if (!now.empty() && now != saved)
+            throw std::runtime_error(
+                "the table " + m_path
+                + " is not the table the checkpoint committed to (RocksDB identity " + saved
+                + " then, " + now
+                + " now): it was deleted, replaced or moved since, and resuming would leave out "
+                  "every row written before the checkpoint. Put the table folder back, or rerun "
+                  "with --fresh to rebuild it from the start of the input (or with "
+                  "--reset-state "
+                + m_nodeId + " to go on writing into this table as it is)");
+    }
 
     std::string stateFingerprint() const override
     {
@@ -88,6 +120,8 @@ private:
         if (!m_store.commit(sync, error))
             throw std::runtime_error("writing " + m_path + ": " + error);
     }
+
+    static constexpr std::uint8_t kIdentityTag = 'T';
 
     std::string m_nodeId;
     std::string m_path;

@@ -82,6 +82,16 @@ bool Store::commit(bool sync, std::string &error)
     return true;
 }
 
+std::string Store::identity() const
+{
+    std::string id;
+    if (!m_db || !m_db->GetDbIdentity(id).ok())
+        return {};
+    while (!id.empty() && (id.back() == '\n' || id.back() == '\r'))
+        id.pop_back();
+    return id;
+}
+
 bool Store::close(std::string &error)
 {
     if (!m_db)

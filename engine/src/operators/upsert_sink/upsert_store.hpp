@@ -30,6 +30,10 @@ public:
     /// Commits, flushes the memtable and closes.
     bool close(std::string &error);
     bool isOpen() const { return m_db != nullptr; }
+    /// RocksDB's identity of the open table (a UUID written when the table was created and
+    /// kept by copies of the folder): a checkpoint remembers it so that a restore notices a
+    /// deleted (and so recreated) or replaced table. "" when unknown.
+    std::string identity() const;
     std::size_t pending() const;
 
 private:
