@@ -4,6 +4,7 @@
 #include <tideline/engine/operator.hpp>
 
 #include <filesystem>
+#include <sys/stat.h>
 
 namespace tideline {
 
@@ -24,7 +25,21 @@ struct Claim
     std::string written;
     fs::path resolved;
     Access access = Access::Read;
+    /// Device and inode when the path exists (with a base folder): hard links and bind
+    /// mounts name one file under two paths.
+    std::uint64_t dev = 0, ino = 0;
 };
+
+void identify(Claim &c)
+{
+    struct stat st
+    {
+    };
+    if (::stat(c.resolved.c_str(), &st) == 0) {
+        c.dev = static_cast<std::uint64_t>(st.st_dev);
+        c.ino = static_cast<std::uint64_t>(st.st_ino);
+    }
+}
 
 /// Normal form: `.`/`..` and doubled separators gone, no trailing separator; with a base
 /// folder also absolute and through symlinks (of the part that exists).
@@ -114,6 +129,8 @@ private:
                 if (value.empty())
                     continue;
                 c.resolved = normalise(value, m_options.baseDir);
+                if (!m_options.baseDir.empty())
+                    identify(c);
                 m_claims.push_back(std::move(c));
             }
         }
@@ -137,6 +154,8 @@ private:
             ck.param = "settings.checkpoint.dir";
             ck.resolved = normalise(ck.written, m_options.baseDir);
         }
+        if (!m_options.baseDir.empty())
+            identify(ck);
         m_claims.push_back(std::move(ck));
     }
 
@@ -186,7 +205,8 @@ private:
     {
         if (a.access == Access::Read && b.access == Access::Read)
             return; // two readers of one file are fine
-        int rel = relation(b.resolved, a.resolved);
+        int rel
+            = a.ino != 0 && a.ino == b.ino && a.dev == b.dev ? 0 : relation(b.resolved, a.resolved);
         const Claim *inner = &b, *outer = &a;
         if (rel < 0) {
             rel = relation(a.resolved, b.resolved);

@@ -212,6 +212,13 @@ private Q_SLOTS:
         auto r2 = loadSpecFile(dir.file("p2.json"));
         QVERIFY2(find(r2.diagnostics, "reads"), text(r2.diagnostics).c_str());
 
+        // A hard link is the same file under another name.
+        QVERIFY(::link(dir.file("data/events.jsonl").c_str(), dir.file("hard.jsonl").c_str()) == 0);
+        tideline::testing::writeFile(dir.file("p4.json"),
+                                     copyPipeline("hard.jsonl", "data/events.jsonl"));
+        auto r4 = loadSpecFile(dir.file("p4.json"));
+        QVERIFY2(find(r4.diagnostics, "reads"), text(r4.diagnostics).c_str());
+
         // Different files through the same folder link are fine.
         tideline::testing::writeFile(dir.file("p3.json"),
                                      copyPipeline("link.jsonl", "alias/other.jsonl"));
