@@ -52,6 +52,16 @@ QString countText(double v)
     return QString::number(v, 'f', 1);
 }
 
+QString countNoun(qint64 n, const QString &one, const QString &many)
+{
+    // Digits grouped by thousands (C locale: "12,345"), whatever the system locale is.
+    QString digits = QString::number(std::llabs(n));
+    for (qsizetype i = digits.size() - 3; i > 0; i -= 3)
+        digits.insert(i, QLatin1Char(','));
+    return (n < 0 ? QStringLiteral("−") : QString()) + digits + QLatin1Char(' ')
+           + (n == 1 ? one : many);
+}
+
 QString bytesText(qint64 bytes)
 {
     if (bytes < 1024)

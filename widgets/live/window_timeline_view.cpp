@@ -120,7 +120,9 @@ void WindowTimelineCanvas::paintEvent(QPaintEvent *)
     if (!maxT) {
         p.setPen(style::dim());
         p.setFont(style::font(13));
-        p.drawText(rect(), Qt::AlignCenter, tr("No record has reached `%1` yet.").arg(m.nodeId()));
+        p.drawText(rect().adjusted(12, 12, -12, -12), Qt::AlignCenter | Qt::TextWordWrap,
+                   m_emptyNote.isEmpty() ? tr("No record has reached `%1` yet.").arg(m.nodeId())
+                                         : m_emptyNote);
         return;
     }
 

@@ -42,6 +42,15 @@ public:
         update();
     }
     qint64 span() const;
+    /// Shown instead of "No record has reached … yet" (e.g. where the records went instead).
+    void setEmptyNote(const QString &note)
+    {
+        if (note == m_emptyNote)
+            return;
+        m_emptyNote = note;
+        update();
+    }
+    QString emptyNote() const { return m_emptyNote; }
     QSize sizeHint() const override { return {900, 320}; }
 
 protected:
@@ -54,6 +63,7 @@ private:
     bool m_follow = true;
     qint64 m_span = 0;
     qint64 m_lastRight = 0;
+    QString m_emptyNote;
 };
 
 class WindowTimelineView final : public QWidget
@@ -63,6 +73,7 @@ public:
     explicit WindowTimelineView(QWidget *parent = nullptr);
     /// The model belongs to the caller; nullptr shows a hint to select a window node.
     void setModel(const WindowTimelineModel *model);
+    const WindowTimelineModel *model() const { return m_model; }
     /// Call after the model changed (at most ~30 times a second).
     void refresh();
     WindowTimelineCanvas *canvas() const { return m_canvas; }
