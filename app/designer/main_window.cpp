@@ -11,6 +11,7 @@
 #include "commands/set_pipeline_settings_command.hpp"
 #include "examples.hpp"
 #include "export_dialog.hpp"
+#include "graph/connection_item.hpp"
 #include "graph/graph_scene.hpp"
 #include "graph/graph_style.hpp"
 #include "graph/graph_view.hpp"
@@ -129,16 +130,42 @@ void MainWindow::buildActions()
          QStyle::SP_FileDialogDetailedView, [this] { editPipelineSettings(); });
     make("File.Quit", tr("&Quit"), QKeySequence::Quit, none, [this] { close(); });
 
-    auto *undo = m_doc->undoStack()->createUndoAction(this, tr("&Undo"));
+    // The menu's Undo / Redo say what they undo ("Undo Add window"); the toolbar's keep a
+    // fixed label (with the full text as tooltip) so its buttons never move after an edit.
+    QUndoStack *stack = m_doc->undoStack();
+    auto *undo = stack->createUndoAction(this, tr("&Undo"));
     undo->setShortcuts(QKeySequence::Undo);
     undo->setIcon(style()->standardIcon(QStyle::SP_ArrowBack));
-    auto *redo = m_doc->undoStack()->createRedoAction(this, tr("&Redo"));
-    redo->setShortcuts(QKeySequence::Redo);
+    auto *redo = stack->createRedoAction(this, tr("&Redo"));
+    // Ctrl+Y as well as the platform's redo key (Ctrl+Shift+Z on Linux desktops).
+    QList<QKeySequence> redoKeys = QKeySequence::keyBindings(QKeySequence::Redo);
+    for (const QKeySequence &k :
+         {QKeySequence(Qt::CTRL | Qt::Key_Y), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z)})
+        if (!redoKeys.contains(k))
+            redoKeys << k;
+    redo->setShortcuts(redoKeys);
     redo->setIcon(style()->standardIcon(QStyle::SP_ArrowForward));
     m_actions.insert("Edit.Undo", undo);
     m_actions.insert("Edit.Redo", redo);
     addAction(undo);
     addAction(redo);
+    auto toolbarTwin = [this, stack](const QString &id, const QString &text, QAction *full,
+                                     bool isUndo) {
+        auto *a = new QAction(full->icon(), text, this);
+        a->setObjectName(id);
+        a->setEnabled(full->isEnabled());
+        a->setToolTip(full->text());
+        connect(a, &QAction::triggered, stack, isUndo ? &QUndoStack::undo : &QUndoStack::redo);
+        connect(full, &QAction::changed, a, [a, full] {
+            a->setEnabled(full->isEnabled());
+            a->setToolTip(full->text().remove(QLatin1Char('&')) + QStringLiteral(" (")
+                          + full->shortcut().toString(QKeySequence::NativeText) + ')');
+        });
+        m_actions.insert(id, a);
+        return a;
+    };
+    toolbarTwin(QStringLiteral("Edit.UndoButton"), tr("Undo"), undo, true);
+    toolbarTwin(QStringLiteral("Edit.RedoButton"), tr("Redo"), redo, false);
     make("Edit.Cut", tr("Cu&t"), QKeySequence::Cut, none, [this] { cutSelection(); });
     make("Edit.Copy", tr("&Copy"), QKeySequence::Copy, none, [this] { copySelection(); });
     make("Edit.Paste", tr("&Paste"), QKeySequence::Paste, none, [this] { paste(); });
@@ -213,8 +240,8 @@ void MainWindow::buildMenus()
     tools->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     tools->setIconSize(QSize(18, 18));
     for (const char *id :
-         {"File.New", "File.Open", "File.Save", "", "Edit.Undo", "Edit.Redo", "Edit.Delete", "",
-          "View.Fit", "View.AutoLayout", "", "File.Settings", "File.Export"})
+         {"File.New", "File.Open", "File.Save", "", "Edit.UndoButton", "Edit.RedoButton",
+          "Edit.Delete", "", "View.Fit", "View.AutoLayout", "", "File.Settings", "File.Export"})
         *id ? (void)tools->addAction(action(id)) : (void)tools->addSeparator();
 }
 
@@ -392,10 +419,27 @@ void MainWindow::onConnectRequested(const widgets::ConnectionId &c)
     m_doc->undoStack()->push(new ConnectCommand(*m_doc, edge));
 }
 
-void MainWindow::onConnectionRefused(const widgets::ConnectionId &, const QString &reason)
+void MainWindow::onConnectionRefused(const widgets::ConnectionId &c, const QString &reason)
 {
     m_lastRefusal = reason;
-    statusBar()->showMessage(tr("Connection refused: %1").arg(reason), 8000);
+    QString message = tr("Connection refused: %1").arg(reason);
+    // An occupied single input: select the edge that is there, so Delete removes it.
+    if (const NodeSpec *to = m_doc->spec().node(sstr(c.toNode))) {
+        const NodeKind *kind = findNodeKind(to->kind);
+        const PortDesc *port = kind ? kind->input(sstr(c.toPort)) : nullptr;
+        if (port && !port->multi)
+            for (const auto &e : m_doc->spec().edges)
+                if (e.to.node == to->id && e.to.port == port->name
+                    && !(e == PipelineGraphModel::toEdge(c))) {
+                    if (auto *item = m_scene->connectionItem(PipelineGraphModel::toConnection(e))) {
+                        m_scene->clearSelection();
+                        item->setSelected(true);
+                        message += tr(" (it is selected: press Delete)");
+                    }
+                    break;
+                }
+    }
+    statusBar()->showMessage(message, 10000);
 }
 
 void MainWindow::onNodesMoved(const QStringList &ids, const QList<QPointF> &positions, int serial)

@@ -10,6 +10,8 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QToolBar>
+#include <QToolButton>
 #include <QTreeWidget>
 #include <QtTest>
 
@@ -264,6 +266,49 @@ private Q_SLOTS:
         QCOMPARE(doc.spec().edges.size(), std::size_t(2));
         doc.undoStack()->undo();
         QCOMPARE(doc.toJson(), beforeDelete);
+    }
+
+    void ctrlYRedoesAndToolbarButtonsStayPut()
+    {
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        auto *tools = w.findChild<QToolBar *>(QStringLiteral("mainToolBar"));
+        QVERIFY(tools);
+        auto geometries = [&] {
+            QList<QRect> out;
+            for (QAction *a : tools->actions())
+                if (QWidget *b = tools->widgetForAction(a))
+                    out << b->geometry();
+            return out;
+        };
+        const QList<QRect> before = geometries();
+        w.addNode(QStringLiteral("source.generator"), QPointF(0, 0));
+        w.addNode(QStringLiteral("watermark"), QPointF(300, 0));
+        QApplication::processEvents();
+        // The Undo button's label does not grow with the command's text ("Undo Add …").
+        QCOMPARE(geometries(), before);
+        auto *undoButton
+            = qobject_cast<QToolButton *>(tools->widgetForAction(w.action("Edit.UndoButton")));
+        QVERIFY(undoButton);
+        QCOMPARE(undoButton->text(), QStringLiteral("Undo"));
+        QVERIFY2(undoButton->toolTip().contains(QStringLiteral("watermark")),
+                 qPrintable(undoButton->toolTip()));
+
+        auto &doc = w.document();
+        const std::string two = doc.toJson();
+        undoButton->click();
+        QCOMPARE(doc.spec().nodes.size(), std::size_t(1));
+        QCOMPARE(geometries(), before);
+        // Ctrl+Y redoes (as do Ctrl+Shift+Z and the Redo button).
+        w.view()->setFocus();
+        QTest::keyClick(w.view(), Qt::Key_Y, Qt::ControlModifier);
+        QCOMPARE(doc.toJson(), two);
+        QTest::keyClick(w.view(), Qt::Key_Z, Qt::ControlModifier);
+        QCOMPARE(doc.spec().nodes.size(), std::size_t(1));
+        QTest::keyClick(w.view(), Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
+        QCOMPARE(doc.toJson(), two);
     }
 };
 
