@@ -26,7 +26,10 @@ QString durationText(qint64 ms)
     if (a < 1000)
         return sign + QStringLiteral("%1 ms").arg(a);
     if (a < 60'000)
-        return sign + QStringLiteral("%1 s").arg(static_cast<double>(a) / 1000.0, 0, 'f', 1);
+        return sign
+               + (a % 1000 == 0
+                      ? QStringLiteral("%1 s").arg(a / 1000)
+                      : QStringLiteral("%1 s").arg(static_cast<double>(a) / 1000.0, 0, 'f', 1));
     if (a < 3'600'000)
         return sign
                + QStringLiteral("%1 min %2 s")

@@ -67,6 +67,20 @@ LiveController::LiveController(MainWindow &window)
             &LiveController::onSelectionChanged);
     connect(&window.document(), &PipelineDocument::changed, this,
             &LiveController::onDocumentChanged);
+    // Zoomed out, live labels grow to stay readable: lay them out again (queued: zoom changes
+    // come from inside fitToContents(), itself called while laying out).
+    m_overlay->setViewZoom(window.view()->zoom());
+    connect(
+        window.view(), &widgets::GraphView::zoomChanged, this,
+        [this](qreal zoom) {
+            const double before = m_overlay->labelScale();
+            m_overlay->setViewZoom(zoom);
+            if (m_bridge->active() && before != m_overlay->labelScale())
+                refreshDocumentViews(m_zoomRefits++ < 4);
+            else
+                m_zoomRefits = 0;
+        },
+        Qt::QueuedConnection);
     connect(m_preview, &L::OutputPreview::currentChanged, this, [this](const QString &key) {
         if (key.startsWith(QLatin1String("edge:"))) {
             const QString rest = key.mid(5);
@@ -136,7 +150,10 @@ void LiveController::buildToolbar()
     m_toolbar->addWidget(m_pace);
     m_status = new QLabel(m_toolbar);
     m_status->setObjectName(QStringLiteral("liveStatus"));
-    m_status->setMinimumWidth(420);
+    // Wide enough for "Running · 12,345 records read · 1.2 k events/s" at 1024 pixels, and
+    // no wider: a fixed 420 px pushed it off the toolbar on small screens.
+    m_status->setMinimumWidth(260);
+    m_status->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
     m_status->setFont(L::style::font(11));
     m_status->setContentsMargins(10, 0, 0, 0);
     m_toolbar->addWidget(m_status);
@@ -325,7 +342,7 @@ bool LiveController::startRun(bool paused, QString *error)
     // Bring the live views forward, with room for the timeline.
     if (auto *d = dock(QStringLiteral("windowTimelineDock"))) {
         d->raise();
-        m_window.resizeDocks({d}, {m_window.height() * 2 / 5}, Qt::Vertical);
+        m_window.resizeDocks({d}, {m_window.height() * 9 / 20}, Qt::Vertical);
     }
     if (auto *d = dock(QStringLiteral("watermarkWhyDock")))
         d->raise();

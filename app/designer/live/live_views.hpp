@@ -136,6 +136,7 @@ private:
     tideline::live::Snapshot m_shown; ///< with rates filled in by the history
     PipelineSpec m_runSpec;           ///< the pipeline of the run (as it was started)
     QSet<QString> m_matching;         ///< canvas nodes that are the nodes that ran
+    int m_zoomRefits = 0;             ///< refits in a row caused by labels growing
 };
 
 } // namespace live
