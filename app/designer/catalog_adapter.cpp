@@ -73,6 +73,22 @@ QList<widgets::FieldDescriptor> fieldDescriptors(const NodeKind &kind)
     QList<widgets::FieldDescriptor> out;
     for (const auto &p : kind.params)
         out << fieldDescriptor(p);
+    // A window shows the sizes its type uses (the engine warns about the others: "ignored by
+    // a tumbling window"); one set anyway stays visible so that it can be removed.
+    if (kind.kind == "window")
+        for (auto &f : out) {
+            QStringList types;
+            if (f.name == QLatin1String("size_ms"))
+                types = {QStringLiteral("tumbling"), QStringLiteral("sliding")};
+            else if (f.name == QLatin1String("slide_ms"))
+                types = {QStringLiteral("sliding")};
+            else if (f.name == QLatin1String("gap_ms"))
+                types = {QStringLiteral("session")};
+            if (!types.isEmpty()) {
+                f.shownWhenField = QStringLiteral("type");
+                f.shownWhenValues = types;
+            }
+        }
     return out;
 }
 

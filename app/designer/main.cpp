@@ -1,15 +1,24 @@
 // tideline: the pipeline designer.
-//   tideline [PIPELINE.json] [--screenshot OUT.png]
-// --screenshot renders the main window after loading to a PNG and exits (docs and tests).
+//   tideline [PIPELINE.json] [--screenshot OUT.png] [--size WxH] [--run PACE] [--after MS]
+//            [--presentation SCALE] [--select NODE]
+// --screenshot renders the main window to a PNG and exits (docs and tests): after loading,
+// or with --run after the run has gone on for --after ms (then paused, so that every view
+// shows the same moment). PACE is a choice of the Run toolbar: rps:20, speed:60, flat, file.
+// --presentation sets the presentation scale (View > Presentation mode), e.g. 1.5.
 
+#include "engine_bridge.hpp"
 #include "graph/graph_scene.hpp"
 #include "graph/graph_view.hpp"
+#include "live/live_charts.hpp"
 #include "live_views.hpp"
 #include "main_window.hpp"
 #include "theme.hpp"
+#include "ui_scale.hpp"
 
 #include <QApplication>
+#include <QComboBox>
 #include <QCommandLineParser>
+#include <QScreen>
 #include <QTimer>
 
 int main(int argc, char **argv)
@@ -27,7 +36,7 @@ int main(int argc, char **argv)
     parser.addVersionOption();
     QCommandLineOption screenshot(
         QStringLiteral("screenshot"),
-        QStringLiteral("Render the window to PNG after loading, then exit."),
+        QStringLiteral("Render the window to PNG after loading (or running), then exit."),
         QStringLiteral("PNG"));
     parser.addOption(screenshot);
     QCommandLineOption select(
@@ -35,12 +44,33 @@ int main(int argc, char **argv)
         QStringLiteral("Select this node after loading (shows it in the inspector)."),
         QStringLiteral("NODE"));
     parser.addOption(select);
+    QCommandLineOption size(QStringLiteral("size"),
+                            QStringLiteral("Window size for --screenshot (default: the screen)."),
+                            QStringLiteral("WxH"));
+    parser.addOption(size);
+    QCommandLineOption run(QStringLiteral("run"),
+                           QStringLiteral("With --screenshot: run the pipeline at this pace "
+                                          "(rps:N, speed:N, flat, file) before the shot."),
+                           QStringLiteral("PACE"));
+    parser.addOption(run);
+    QCommandLineOption after(QStringLiteral("after"),
+                             QStringLiteral("With --run: take the shot after this many ms."),
+                             QStringLiteral("MS"), QStringLiteral("6000"));
+    parser.addOption(after);
+    QCommandLineOption presentation(
+        QStringLiteral("presentation"),
+        QStringLiteral("Presentation scale (View > Presentation mode), e.g. 1.5."),
+        QStringLiteral("SCALE"));
+    parser.addOption(presentation);
     parser.addPositionalArgument(QStringLiteral("pipeline"),
                                  QStringLiteral("Pipeline file to open."));
     parser.process(app);
 
     tideline::designer::MainWindow window;
-    tideline::designer::installLiveViews(window); // Run toolbar + live docks (app/designer/live)
+    // Run toolbar + live docks (app/designer/live)
+    auto *live = tideline::designer::installLiveViews(window);
+    if (parser.isSet(presentation))
+        tideline::widgets::UiScale::instance().setFactor(parser.value(presentation).toDouble());
     const QStringList args = parser.positionalArguments();
     bool opened = true;
     if (!args.isEmpty())
@@ -49,20 +79,46 @@ int main(int argc, char **argv)
         window.scene()->selectNodes({parser.value(select)});
 
     if (parser.isSet(screenshot)) {
-        window.resize(1600, 1000);
+        QSize windowSize(1600, 1000);
+        if (const QScreen *s = QGuiApplication::primaryScreen())
+            windowSize = s->availableGeometry().size();
+        if (parser.isSet(size)) {
+            const QStringList wh = parser.value(size).split(QLatin1Char('x'));
+            windowSize = QSize(wh.value(0).toInt(), wh.value(1).toInt());
+        }
+        window.resize(windowSize);
         window.move(0, 0);
         window.show();
         const QString out = parser.value(screenshot);
-        // Let layouts, docks and the first paint settle before fitting and grabbing.
-        QTimer::singleShot(300, &window, [&window, out, opened] {
+        auto grab = [&window, out, &opened] {
             window.view()->fitToContents();
-            QTimer::singleShot(200, &window, [&window, out, opened] {
+            QTimer::singleShot(300, &window, [&window, out, &opened] {
                 const bool saved = window.grab().save(out);
                 if (!saved)
                     qWarning("cannot write %s", qPrintable(out));
                 QApplication::exit(saved && opened ? 0 : 1);
             });
-        });
+        };
+        if (parser.isSet(run) && opened) {
+            const QString pace = parser.value(run);
+            live->paceBox()->setCurrentIndex(live->paceBox()->findData(pace));
+            QString error;
+            if (!live->startRun(false, &error)) {
+                qWarning("%s", qPrintable(error));
+                return 1;
+            }
+            if (parser.isSet(select))
+                live->selectNode(parser.value(select));
+            QTimer::singleShot(parser.value(after).toInt(), &window, [live, grab] {
+                live->bridge()->pause();
+                QTimer::singleShot(200, live, [live, grab] {
+                    live->onFrame();
+                    grab();
+                });
+            });
+        } else
+            // Let layouts, docks and the first paint settle before fitting and grabbing.
+            QTimer::singleShot(300, &window, grab);
         return app.exec();
     }
     window.show();

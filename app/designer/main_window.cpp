@@ -11,6 +11,7 @@
 #include "commands/set_pipeline_settings_command.hpp"
 #include "examples.hpp"
 #include "export_dialog.hpp"
+#include "graph/connection_item.hpp"
 #include "graph/graph_scene.hpp"
 #include "graph/graph_style.hpp"
 #include "graph/graph_view.hpp"
@@ -24,6 +25,7 @@
 #include "problems/problems_panel.hpp"
 #include "recent_files.hpp"
 #include "subgraph.hpp"
+#include "ui_scale.hpp"
 
 #include <tideline/engine/catalog.hpp>
 #include <tideline/engine/validate.hpp>
@@ -42,8 +44,11 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QRegularExpression>
+#include <QResizeEvent>
+#include <QScreen>
 #include <QStatusBar>
 #include <QStyle>
+#include <QTimer>
 #include <QToolBar>
 #include <QUndoStack>
 
@@ -70,6 +75,10 @@ MainWindow::MainWindow(QWidget *parent)
     m_inspector->setIdChecker([this](const QString &oldId, const QString &newId) {
         return m_doc->checkRename(oldId, newId);
     });
+    m_inspector->setPathChooser(
+        [this](const QString &kind, const QString &field, const QString &current) {
+            return browseForPath(kind, field, current);
+        });
     buildActions();
     buildMenus();
     buildDocks();
@@ -80,7 +89,55 @@ MainWindow::MainWindow(QWidget *parent)
     refreshProblems();
     refreshInspector();
     updateTitle();
-    resize(1500, 920);
+    connect(&widgets::UiScale::instance(), &widgets::UiScale::changed, this,
+            &MainWindow::onUiScaleChanged);
+    // As large as it likes to be, but never larger than the screen (1024×768 projectors).
+    QSize size(1500, 920);
+    if (const QScreen *s = screen())
+        size = size.boundedTo(s->availableGeometry().size());
+    resize(size);
+}
+
+void MainWindow::onUiScaleChanged(double factor, double previous)
+{
+    if (factor > 1.0)
+        m_presentationScale = factor;
+    if (auto *a = action(QStringLiteral("View.Presentation")))
+        a->setChecked(factor > 1.0);
+    // Fonts: the application's (inherited by most widgets) and those set explicitly. The style
+    // sheet sets no sizes (re-applying one would restore every explicit font it saved).
+    if (m_unscaledFontPt <= 0)
+        m_unscaledFontPt = QApplication::font().pointSizeF() / previous;
+    QFont f = QApplication::font();
+    f.setPointSizeF(m_unscaledFontPt * factor);
+    QApplication::setFont(f);
+    widgets::rescaleExplicitFonts(this, previous, factor);
+    // The application font reaches existing widgets unreliably: each resolves against its
+    // parent, which may not have changed yet, and under a style sheet a parent does not pass
+    // its font on. Resolve them again, parents first.
+    QList<QWidget *> queue{this};
+    for (qsizetype i = 0; i < queue.size(); ++i) {
+        QEvent change(QEvent::ApplicationFontChange);
+        QApplication::sendEvent(queue[i], &change);
+        for (QObject *child : queue[i]->children())
+            if (auto *w = qobject_cast<QWidget *>(child); w && !w->isWindow())
+                queue << w;
+    }
+    for (auto *bar : findChildren<QToolBar *>())
+        bar->setIconSize(QSize(18, 18) * factor);
+    // Side docks grow with their text; the canvas keeps what is left.
+    QList<QDockWidget *> side;
+    QList<int> widths;
+    for (auto *d : findChildren<QDockWidget *>())
+        if (!d->isFloating() && d->isVisible()
+            && (dockWidgetArea(d) == Qt::LeftDockWidgetArea
+                || dockWidgetArea(d) == Qt::RightDockWidgetArea)) {
+            side << d;
+            widths << int(d->width() * factor / previous);
+        }
+    if (!side.isEmpty())
+        resizeDocks(side, widths, Qt::Horizontal);
+    m_view->setPresentationScale(factor);
 }
 
 MainWindow::~MainWindow()
@@ -129,16 +186,42 @@ void MainWindow::buildActions()
          QStyle::SP_FileDialogDetailedView, [this] { editPipelineSettings(); });
     make("File.Quit", tr("&Quit"), QKeySequence::Quit, none, [this] { close(); });
 
-    auto *undo = m_doc->undoStack()->createUndoAction(this, tr("&Undo"));
+    // The menu's Undo / Redo say what they undo ("Undo Add window"); the toolbar's keep a
+    // fixed label (with the full text as tooltip) so its buttons never move after an edit.
+    QUndoStack *stack = m_doc->undoStack();
+    auto *undo = stack->createUndoAction(this, tr("&Undo"));
     undo->setShortcuts(QKeySequence::Undo);
     undo->setIcon(style()->standardIcon(QStyle::SP_ArrowBack));
-    auto *redo = m_doc->undoStack()->createRedoAction(this, tr("&Redo"));
-    redo->setShortcuts(QKeySequence::Redo);
+    auto *redo = stack->createRedoAction(this, tr("&Redo"));
+    // Ctrl+Y as well as the platform's redo key (Ctrl+Shift+Z on Linux desktops).
+    QList<QKeySequence> redoKeys = QKeySequence::keyBindings(QKeySequence::Redo);
+    for (const QKeySequence &k :
+         {QKeySequence(Qt::CTRL | Qt::Key_Y), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z)})
+        if (!redoKeys.contains(k))
+            redoKeys << k;
+    redo->setShortcuts(redoKeys);
     redo->setIcon(style()->standardIcon(QStyle::SP_ArrowForward));
     m_actions.insert("Edit.Undo", undo);
     m_actions.insert("Edit.Redo", redo);
     addAction(undo);
     addAction(redo);
+    auto toolbarTwin = [this, stack](const QString &id, const QString &text, QAction *full,
+                                     bool isUndo) {
+        auto *a = new QAction(full->icon(), text, this);
+        a->setObjectName(id);
+        a->setEnabled(full->isEnabled());
+        a->setToolTip(full->text());
+        connect(a, &QAction::triggered, stack, isUndo ? &QUndoStack::undo : &QUndoStack::redo);
+        connect(full, &QAction::changed, a, [a, full] {
+            a->setEnabled(full->isEnabled());
+            a->setToolTip(full->text().remove(QLatin1Char('&')) + QStringLiteral(" (")
+                          + full->shortcut().toString(QKeySequence::NativeText) + ')');
+        });
+        m_actions.insert(id, a);
+        return a;
+    };
+    toolbarTwin(QStringLiteral("Edit.UndoButton"), tr("Undo"), undo, true);
+    toolbarTwin(QStringLiteral("Edit.RedoButton"), tr("Redo"), redo, false);
     make("Edit.Cut", tr("Cu&t"), QKeySequence::Cut, none, [this] { cutSelection(); });
     make("Edit.Copy", tr("&Copy"), QKeySequence::Copy, none, [this] { copySelection(); });
     make("Edit.Paste", tr("&Paste"), QKeySequence::Paste, none, [this] { paste(); });
@@ -155,10 +238,24 @@ void MainWindow::buildActions()
 
     make("View.Fit", tr("&Fit to View"), QKeySequence(tr("Ctrl+0")), none,
          [this] { m_view->fitToContents(); });
+    // Ctrl+= / Ctrl+− scale the whole window (presentation); the canvas alone zooms with the
+    // wheel, Ctrl++ and Ctrl+_ (Ctrl+Shift+−).
     make("View.ZoomIn", tr("Zoom &In"), QKeySequence::ZoomIn, none,
          [this] { m_view->zoomBy(1.25); });
-    make("View.ZoomOut", tr("Zoom &Out"), QKeySequence::ZoomOut, none,
-         [this] { m_view->zoomBy(0.8); });
+    auto *zoomOut = make("View.ZoomOut", tr("Zoom &Out"), QKeySequence(), none,
+                         [this] { m_view->zoomBy(0.8); });
+    zoomOut->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Underscore),
+                           QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Minus)});
+    auto *presentation = make(
+        "View.Presentation", tr("&Presentation Mode"), QKeySequence(), none, [this](bool on) {
+            widgets::UiScale::instance().setFactor(on ? std::max(m_presentationScale, 1.25) : 1.0);
+        });
+    presentation->setCheckable(true);
+    presentation->setToolTip(tr("Larger text everywhere, for a projector (Ctrl+= / Ctrl+−)"));
+    make("View.ScaleUp", tr("&Larger Text"), QKeySequence(Qt::CTRL | Qt::Key_Equal), none,
+         [] { widgets::UiScale::instance().setFactor(widgets::UiScale::factor() + 0.25); });
+    make("View.ScaleDown", tr("&Smaller Text"), QKeySequence(Qt::CTRL | Qt::Key_Minus), none,
+         [] { widgets::UiScale::instance().setFactor(widgets::UiScale::factor() - 0.25); });
     make("View.AutoLayout", tr("Auto &Layout"), QKeySequence(tr("Ctrl+L")), none,
          [this] { autoLayout(); });
     auto *snap = make("View.Snap", tr("&Snap to Grid"), QKeySequence(), none,
@@ -196,8 +293,8 @@ void MainWindow::buildMenus()
         *id ? (void)edit->addAction(action(id)) : (void)edit->addSeparator();
 
     auto *view = menuBar()->addMenu(tr("&View"));
-    for (const char *id :
-         {"View.Fit", "View.ZoomIn", "View.ZoomOut", "", "View.AutoLayout", "View.Snap"})
+    for (const char *id : {"View.Fit", "View.ZoomIn", "View.ZoomOut", "", "View.Presentation",
+                           "View.ScaleUp", "View.ScaleDown", "", "View.AutoLayout", "View.Snap"})
         *id ? (void)view->addAction(action(id)) : (void)view->addSeparator();
     m_actions.insert("View.Menu", view->menuAction());
 
@@ -213,8 +310,8 @@ void MainWindow::buildMenus()
     tools->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     tools->setIconSize(QSize(18, 18));
     for (const char *id :
-         {"File.New", "File.Open", "File.Save", "", "Edit.Undo", "Edit.Redo", "Edit.Delete", "",
-          "View.Fit", "View.AutoLayout", "", "File.Settings", "File.Export"})
+         {"File.New", "File.Open", "File.Save", "", "Edit.UndoButton", "Edit.RedoButton",
+          "Edit.Delete", "", "View.Fit", "View.AutoLayout", "", "File.Settings", "File.Export"})
         *id ? (void)tools->addAction(action(id)) : (void)tools->addSeparator();
 }
 
@@ -234,6 +331,10 @@ void MainWindow::buildDocks()
                    Qt::RightDockWidgetArea);
     auto *pr = dock(tr("Problems"), QStringLiteral("problemsDock"), m_problems,
                     Qt::BottomDockWidgetArea);
+    // Docks cannot be crushed (the canvas gives way), and take their width back when the
+    // window grows again (restoreDockWidths()).
+    p->setMinimumWidth(160);
+    i->setMinimumWidth(250);
     resizeDocks({p, i}, {230, 360}, Qt::Horizontal);
     resizeDocks({pr}, {170}, Qt::Vertical);
     setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
@@ -392,10 +493,27 @@ void MainWindow::onConnectRequested(const widgets::ConnectionId &c)
     m_doc->undoStack()->push(new ConnectCommand(*m_doc, edge));
 }
 
-void MainWindow::onConnectionRefused(const widgets::ConnectionId &, const QString &reason)
+void MainWindow::onConnectionRefused(const widgets::ConnectionId &c, const QString &reason)
 {
     m_lastRefusal = reason;
-    statusBar()->showMessage(tr("Connection refused: %1").arg(reason), 8000);
+    QString message = tr("Connection refused: %1").arg(reason);
+    // An occupied single input: select the edge that is there, so Delete removes it.
+    if (const NodeSpec *to = m_doc->spec().node(sstr(c.toNode))) {
+        const NodeKind *kind = findNodeKind(to->kind);
+        const PortDesc *port = kind ? kind->input(sstr(c.toPort)) : nullptr;
+        if (port && !port->multi)
+            for (const auto &e : m_doc->spec().edges)
+                if (e.to.node == to->id && e.to.port == port->name
+                    && !(e == PipelineGraphModel::toEdge(c))) {
+                    if (auto *item = m_scene->connectionItem(PipelineGraphModel::toConnection(e))) {
+                        m_scene->clearSelection();
+                        item->setSelected(true);
+                        message += tr(" (it is selected: press Delete)");
+                    }
+                    break;
+                }
+    }
+    statusBar()->showMessage(message, 10000);
 }
 
 void MainWindow::onNodesMoved(const QStringList &ids, const QList<QPointF> &positions, int serial)
@@ -709,6 +827,67 @@ void MainWindow::rebuildExamplesMenu()
     }
     if (files.isEmpty())
         m_examplesMenu->addAction(tr("(no examples installed)"))->setEnabled(false);
+}
+
+QString MainWindow::browseForPath(const QString &kind, const QString &field, const QString &current)
+{
+    // Relative paths resolve against the pipeline file's folder; an unsaved pipeline has
+    // none, so it gets absolute paths (and starts browsing at home).
+    const QString base
+        = m_doc->filePath().isEmpty() ? QString() : QFileInfo(m_doc->filePath()).absolutePath();
+    const QString from = base.isEmpty() ? QDir::homePath() : base;
+    const QString start = current.isEmpty() || current.startsWith(QLatin1String("${"))
+                              ? from
+                              : QDir(from).absoluteFilePath(current);
+    const bool save = kind.startsWith(QLatin1String("sink."));
+    const bool folder = kind == QLatin1String("sink.upsert") && field == QLatin1String("path");
+    QString picked;
+    if (m_choosePath)
+        picked = m_choosePath(start, save, folder);
+    else if (folder)
+        picked = QFileDialog::getExistingDirectory(this, tr("Table folder"), start);
+    else if (save)
+        picked = QFileDialog::getSaveFileName(this, tr("File to write"), start);
+    else
+        picked = QFileDialog::getOpenFileName(this, tr("File to read"), start,
+                                              tr("Data (*.jsonl *.json *.csv);;All files (*)"));
+    if (picked.isEmpty())
+        return {};
+    picked = QDir::cleanPath(QFileInfo(picked).absoluteFilePath());
+    if (!base.isEmpty()) {
+        const QString rel = QDir(base).relativeFilePath(picked);
+        if (!rel.startsWith(QLatin1String("..")) && !QDir::isAbsolutePath(rel))
+            return rel;
+    }
+    return picked;
+}
+
+void MainWindow::resizeEvent(QResizeEvent *event)
+{
+    QMainWindow::resizeEvent(event);
+    if (event->size().width() > event->oldSize().width())
+        QTimer::singleShot(0, this, &MainWindow::restoreDockWidths);
+}
+
+void MainWindow::restoreDockWidths()
+{
+    // Side docks squeezed by a small window get their preferred width back as soon as the
+    // canvas can spare it (Qt gives all new width to the central widget).
+    const double scale = widgets::UiScale::factor();
+    QList<QDockWidget *> docks;
+    QList<int> widths;
+    int want = 0;
+    for (const auto &[name, preferred] : {std::pair{"paletteDock", 230}, {"inspectorDock", 360}}) {
+        auto *d = findChild<QDockWidget *>(QLatin1String(name));
+        const int target = int(preferred * scale);
+        if (!d || d->isFloating() || d->width() >= target)
+            continue;
+        docks << d;
+        widths << target;
+        want += target - d->width();
+    }
+    if (!docks.isEmpty() && m_view->width() - want >= 480)
+        resizeDocks(docks, widths, Qt::Horizontal);
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)

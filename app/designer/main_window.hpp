@@ -49,6 +49,14 @@ public:
     /// QFileDialog; tests answer with a path instead of driving the file dialog.
     using FileChooser = std::function<QString(bool save, const QString &suggested)>;
     void setFileChooser(FileChooser chooser) { m_chooseFile = std::move(chooser); }
+    /// Picks the file of a path field (the inspector's Browse…): `save` for sinks, `folder`
+    /// for a table folder; "" = cancelled. Default: QFileDialog; tests answer instead.
+    using PathChooser = std::function<QString(const QString &start, bool save, bool folder)>;
+    void setPathChooser(PathChooser chooser) { m_choosePath = std::move(chooser); }
+    /// What the inspector's Browse… puts in a path field of a `kind` node: the picked file,
+    /// relative to the pipeline's folder when it lies inside it (as the examples are written),
+    /// else absolute; "" when cancelled.
+    QString browseForPath(const QString &kind, const QString &field, const QString &current);
     /// Adds a node of `kind` centred at a scene position; returns its id.
     QString addNode(const QString &kind, const QPointF &scenePos);
     /// File > Pipeline Settings: the dialog, then one undoable command when something changed.
@@ -58,12 +66,14 @@ public:
 
 protected:
     void closeEvent(QCloseEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
 
 private:
     void buildActions();
     void buildMenus();
     void buildDocks();
     void connectViews();
+    void restoreDockWidths();
 
     // file
     bool maybeSave();
@@ -92,6 +102,7 @@ private:
     void onProblemActivated(const QString &nodeId, const QString &param);
 
     // views
+    void onUiScaleChanged(double factor, double previous);
     void refreshInspector();
     void refreshProblems();
     QPointF freeSpotNear(QPointF scenePos) const;
@@ -111,6 +122,9 @@ private:
     QString m_lastRefusal;
     int m_pasteCount = 0;
     FileChooser m_chooseFile;
+    PathChooser m_choosePath;
+    double m_presentationScale = 1.5; ///< the scale presentation mode returns to
+    double m_unscaledFontPt = 0;
 };
 
 } // namespace tideline::designer

@@ -8,6 +8,7 @@
 #include <tideline/engine/validate.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <functional>
 #include <map>
 #include <regex>
@@ -193,8 +194,58 @@ struct ParamChecker
         }
         for (const auto &f : descs)
             if (f.required && !obj.contains(f.name))
-                ctx.error(path.empty() ? f.name : path + "." + f.name,
-                          "missing required param (" + f.help + ")");
+                ctx.error(path.empty() ? f.name : path + "." + f.name, missingText(f));
+    }
+
+    /// "missing required param `time_field`: set it to a string (field holding the event
+    /// time)": the param by name, what to set, and its help as the hint.
+    static std::string missingText(const ParamDesc &f)
+    {
+        std::string fix;
+        switch (f.type) {
+        case ParamType::Enum:
+            fix = "set it to one of ";
+            for (std::size_t i = 0; i < f.choices.size(); ++i)
+                fix += (i ? ", " : "") + f.choices[i];
+            break;
+        case ParamType::Int:
+            fix = "set it to an integer";
+            break;
+        case ParamType::Number:
+            fix = "set it to a number";
+            break;
+        case ParamType::Bool:
+            fix = "set it to true or false";
+            break;
+        case ParamType::Path:
+            fix = "set it to a file path";
+            break;
+        case ParamType::Expr:
+            fix = "set it to an expression";
+            break;
+        case ParamType::StringList:
+            fix = "set it to a list of field paths, e.g. [\"user_id\"]";
+            break;
+        case ParamType::ObjectList:
+            fix = "add at least one entry";
+            break;
+        case ParamType::Object:
+        case ParamType::ExprMap:
+        case ParamType::StringMap:
+            fix = "set it to an object";
+            break;
+        case ParamType::String:
+            fix = "set it to a string";
+            break;
+        }
+        std::string hint = f.help;
+        while (!hint.empty() && (hint.back() == '.' || hint.back() == ' '))
+            hint.pop_back();
+        if (!hint.empty() && hint.size() > 1 && std::isupper(static_cast<unsigned char>(hint[0]))
+            && !std::isupper(static_cast<unsigned char>(hint[1])))
+            hint[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(hint[0])));
+        return "missing required param `" + f.name + "`: " + fix
+               + (hint.empty() ? "" : " (" + hint + ")");
     }
 };
 
@@ -246,7 +297,7 @@ std::string checkNewEdge(const PipelineSpec &spec, const EdgeSpec &edge)
             return "these ports are already connected";
         if (!inPort->multi && e.to == edge.to)
             return "`" + edge.to.str() + "` already has an input (from `" + e.from.str()
-                   + "`); it accepts one stream";
+                   + "`); it accepts one stream: delete that edge first to connect another";
     }
     // Cycle: is `from` reachable from `to`?
     std::vector<std::string> stack{edge.to.node};
@@ -371,14 +422,39 @@ std::vector<Diagnostic> validate(const PipelineSpec &spec, const std::string &ba
         kinds[i] = kind;
         if (!findKindImpl(kind->kind))
             nodeErr("kind", "`" + kind->kind + "` is not available in this build");
+        const std::size_t firstOwn = out.size();
         ParamChecker{ctx}.checkFields(kind->params, node.params, "");
-        // Per-kind semantics only when the params have the right shape.
-        bool paramsOk = std::none_of(out.begin(), out.end(), [&](const Diagnostic &d) {
-            return d.nodeIndex == static_cast<int>(i) && d.isError();
-        });
-        if (paramsOk)
-            if (const KindImpl *impl = findKindImpl(kind->kind); impl && impl->validate)
+        // Per-kind semantics see only the params that have the right shape (the others are
+        // reported above), so every problem shows at once: a missing `aggregates` does not
+        // hide that a tumbling window also lacks `size_ms`.
+        std::set<std::string> malformed;
+        for (std::size_t d = firstOwn; d < out.size(); ++d)
+            if (out[d].isError() && !out[d].param.empty())
+                malformed.insert(out[d].param.substr(0, out[d].param.find_first_of(".[")));
+        if (const KindImpl *impl = findKindImpl(kind->kind); impl && impl->validate) {
+            if (malformed.empty())
                 impl->validate(ctx);
+            else if (node.params.is_object()) {
+                PipelineSpec shaped = spec;
+                Json &params = shaped.nodes[i].params;
+                for (const auto &name : malformed)
+                    params.erase(name);
+                std::vector<Diagnostic> more;
+                NodeValidationContext sub{shaped, static_cast<int>(i), more};
+                try {
+                    impl->validate(sub);
+                } catch (const std::exception &) {
+                    more.clear(); // a semantic check that needs the params right: later
+                }
+                for (auto &d : more) {
+                    const std::string top = d.param.substr(0, d.param.find_first_of(".["));
+                    // Params removed above are already reported: no second, guessed problem
+                    // about them, nor about the node as a whole (it lacks them only here).
+                    if (!d.param.empty() && !malformed.count(top))
+                        out.push_back(std::move(d));
+                }
+            }
+        }
     }
 
     // --- edges ---

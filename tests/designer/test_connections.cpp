@@ -5,6 +5,7 @@
 #include "pipeline_graph_model.hpp"
 
 #include <QSignalSpy>
+#include <QStatusBar>
 #include <QtTest>
 
 using namespace tideline;
@@ -95,6 +96,23 @@ private Q_SLOTS:
     {
         refusedByMouse(portPos(*w, "gen2", "out", false), portPos(*w, "wm", "in", true),
                        "already has an input");
+    }
+
+    void refusedDropKeepsItsReasonAndPointsAtTheFix()
+    {
+        // The reason stays in the status bar after the button is released, and the edge that
+        // occupies the input is selected so that Delete removes it.
+        dragOnCanvas(w->view(), portPos(*w, "gen2", "out", false), portPos(*w, "wm", "in", true));
+        const QString shown = w->statusBar()->currentMessage();
+        QVERIFY2(shown.contains("already has an input") && shown.contains("Delete"),
+                 qPrintable(shown));
+        const auto selected = w->scene()->selectedConnections();
+        QCOMPARE(selected.size(), 1);
+        QCOMPARE(selected.first().toNode, QStringLiteral("wm"));
+        w->action("Edit.Delete")->trigger();
+        connectByMouse(*w, "gen2", "out", "wm", "in");
+        QCOMPARE(w->document().spec().edges.back().from.str(), std::string("gen2.out"));
+        QCOMPARE(w->document().spec().edges.back().to.str(), std::string("wm.in"));
     }
 
     void cycleIsRefused()

@@ -4,6 +4,7 @@
 #include "designer_test_support.hpp"
 #include "problems/problems_panel.hpp"
 
+#include <QComboBox>
 #include <QTreeWidget>
 #include <QtTest>
 
@@ -68,6 +69,53 @@ private Q_SLOTS:
         for (const auto &p : panel->problems())
             needsTime = needsTime || (p.nodeId == "per_user" && p.error);
         QVERIFY(needsTime);
+    }
+
+    void problemsNameTheParamAndComeAllAtOnce()
+    {
+        // A pipeline built from scratch, node by node, the way a new user does.
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        w.addNode(QStringLiteral("source.file"), QPointF(0, 0));
+        w.addNode(QStringLiteral("watermark"), QPointF(300, 0));
+        w.addNode(QStringLiteral("window"), QPointF(600, 0));
+        auto *panel = w.problemsPanel();
+        auto messageFor = [&](const QString &node, const QString &param) {
+            for (const auto &p : panel->problems())
+                if (p.nodeId == node && p.param == param)
+                    return p.message;
+            return QString();
+        };
+        // Named by the param, with what to do: not by the param's help text.
+        const QString timeField
+            = messageFor(QStringLiteral("watermark"), QStringLiteral("time_field"));
+        QVERIFY2(timeField.contains(QStringLiteral("`time_field`"))
+                     && timeField.contains(QStringLiteral("set it")),
+                 qPrintable(timeField));
+        QVERIFY2(!timeField.contains(QStringLiteral("(Field holding")), qPrintable(timeField));
+        const QString path = messageFor(QStringLiteral("file_source"), QStringLiteral("path"));
+        QVERIFY2(path.contains(QStringLiteral("`path`"))
+                     && path.contains(QStringLiteral("file path")),
+                 qPrintable(path));
+        // The user picks "tumbling" in the inspector: a window without aggregates is also told
+        // it needs size_ms, both at once, not the second only after the first is fixed.
+        w.scene()->selectNodes({QStringLiteral("window")});
+        auto *type
+            = qobject_cast<QComboBox *>(w.inspector()->form()->editor("type")->editorWidget());
+        QVERIFY(type);
+        type->setCurrentIndex(type->findData(QStringLiteral("tumbling")));
+        Q_EMIT type->activated(type->currentIndex());
+        QCOMPARE(paramText(w, "window", "type"), QStringLiteral("\"tumbling\""));
+        const QString aggregates
+            = messageFor(QStringLiteral("window"), QStringLiteral("aggregates"));
+        const QString size = messageFor(QStringLiteral("window"), QStringLiteral("size_ms"));
+        QVERIFY2(!aggregates.isEmpty(), "aggregates listed");
+        QVERIFY2(size.contains(QStringLiteral("tumbling")), qPrintable(size));
+        // ... and the inspector marks both fields.
+        w.scene()->selectNodes({QStringLiteral("window")});
+        QVERIFY(w.inspector()->form()->editor("size_ms")->isMarkedInvalid());
+        QVERIFY(w.inspector()->form()->editor("aggregates")->isMarkedInvalid());
     }
 };
 

@@ -255,13 +255,15 @@ void GraphScene::mouseReleaseEvent(QGraphicsSceneMouseEvent *event)
     if (m_draft && event->button() == Qt::LeftButton) {
         const Target t = findTarget(event->scenePos());
         endDraft();
+        // The hover feedback ends first: a refusal's reason must outlive the drag (it used to
+        // be cleared right after it was shown, so a refused drop seemed to do nothing).
+        Q_EMIT connectionFeedback(QString(), true);
         if (t.found) {
             if (t.reason.isEmpty())
                 Q_EMIT connectRequested(t.id);
             else
                 Q_EMIT connectionRefused(t.id, t.reason);
         }
-        Q_EMIT connectionFeedback(QString(), true);
         event->accept();
         return;
     }

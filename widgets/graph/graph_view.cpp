@@ -42,10 +42,26 @@ qreal GraphView::zoom() const
     return transform().m11();
 }
 
+void GraphView::setPresentationScale(qreal scale)
+{
+    scale = std::max<qreal>(scale, 0.1);
+    if (qFuzzyCompare(scale, m_presentation))
+        return;
+    const qreal ratio = scale / m_presentation;
+    m_presentation = scale;
+    const bool fitted = m_fitted;
+    setTransform(QTransform::fromScale(zoom() * ratio, zoom() * ratio));
+    resetCachedContent();
+    if (fitted)
+        fitToContents();
+    else
+        Q_EMIT zoomChanged(zoom());
+}
+
 void GraphView::setZoom(qreal factor)
 {
     m_fitted = false;
-    factor = std::clamp(factor, kMinZoom, kMaxZoom);
+    factor = std::clamp(factor, kMinZoom, kMaxZoom * m_presentation);
     setTransform(QTransform::fromScale(factor, factor));
     resetCachedContent();
     Q_EMIT zoomChanged(factor);
@@ -53,7 +69,7 @@ void GraphView::setZoom(qreal factor)
 
 void GraphView::zoomBy(qreal factor)
 {
-    const qreal target = std::clamp(zoom() * factor, kMinZoom, kMaxZoom);
+    const qreal target = std::clamp(zoom() * factor, kMinZoom, kMaxZoom * m_presentation);
     if (qFuzzyCompare(target, zoom()))
         return;
     m_fitted = false;
@@ -88,9 +104,9 @@ void GraphView::fitToContents()
     }
     r.adjust(-40, -40, 40, 40);
     fitInView(r, Qt::KeepAspectRatio);
-    // Never blow a small graph up beyond 1:1, text looks bloated.
-    if (zoom() > 1.0)
-        setTransform(QTransform::fromScale(1.0, 1.0));
+    // Never blow a small graph up beyond 1:1 (at the presentation scale), text looks bloated.
+    if (zoom() > m_presentation)
+        setTransform(QTransform::fromScale(m_presentation, m_presentation));
     else if (zoom() < kMinZoom)
         setTransform(QTransform::fromScale(kMinZoom, kMinZoom));
     centerOn(r.center());

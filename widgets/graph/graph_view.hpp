@@ -26,6 +26,10 @@ public:
     bool isFitted() const { return m_fitted; }
     /// The scene rectangle fitToContents() fits (before margins).
     QRectF contentsRect() const;
+    /// The presentation scale: what 100 % means (fitting never zooms past it), applied to the
+    /// current zoom when it changes.
+    void setPresentationScale(qreal scale);
+    qreal presentationScale() const { return m_presentation; }
 
 Q_SIGNALS:
     void kindDropped(const QString &kind, const QPointF &scenePos);
@@ -49,6 +53,7 @@ private:
     bool m_spaceHeld = false;
     bool m_fitted = false;
     bool m_refitting = false;
+    qreal m_presentation = 1.0;
     QPoint m_panLast;
 };
 

@@ -1,10 +1,12 @@
 #include "node_item.hpp"
 
 #include "graph_style.hpp"
+#include "ui_scale.hpp"
 
 #include <QFontMetricsF>
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
+#include <QTextOption>
 
 #include <cmath>
 
@@ -111,25 +113,102 @@ QVariant NodeItem::itemChange(GraphicsItemChange change, const QVariant &value)
     return QGraphicsObject::itemChange(change, value);
 }
 
+qreal NodeItem::titlePixels(qreal lod)
+{
+    if (lod < kBlockBelow)
+        return 0;
+    // 10.5 pt at 96 dpi is 14 px at 1:1; presentation mode asks for proportionally more.
+    const qreal scale = UiScale::factor();
+    const qreal detailed = 14.0 * lod;
+    return lod >= kCompactBelow * scale ? detailed : std::max(detailed, kMinTitlePixels * scale);
+}
+
 void NodeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *)
 {
     const qreal lod = option->levelOfDetailFromTransform(painter->worldTransform());
     const QRectF body(0, 0, style::kNodeWidth, height());
     const QColor header = style::categoryColor(m_visual.category);
-    if (lod < 0.4) {
-        // Zoomed far out: text would be unreadable, draw blocks only (keeps big graphs fast).
+    if (lod < kBlockBelow) {
+        // A node a few pixels wide: a block in its category's colour (keeps big graphs fast).
         painter->setPen(isSelected() ? QPen(style::nodeSelected(), 3 / lod) : Qt::NoPen);
-        painter->setBrush(style::nodeBody());
+        painter->setBrush(header);
         painter->drawRect(body);
-        painter->fillRect(QRectF(0, 0, body.width(), style::kHeaderHeight), header);
         if (m_visual.badge != NodeBadge::None)
-            painter->fillRect(QRectF(body.width() - 40, 0, 40, style::kHeaderHeight),
+            painter->fillRect(QRectF(body.width() - 60, 0, 60, 60),
                               m_visual.badge == NodeBadge::Error ? style::errorColor()
                                                                  : style::warningColor());
         return;
     }
     painter->setRenderHint(QPainter::Antialiasing, true);
-    paintDetailed(painter);
+    if (lod < kCompactBelow * UiScale::factor())
+        paintCompact(painter, lod);
+    else
+        paintDetailed(painter);
+}
+
+void NodeItem::paintCompact(QPainter *painter, qreal lod)
+{
+    // Zoomed out: the title is what tells nodes apart. It fills the node, wrapped, at a size
+    // that stays readable on screen; the kind, ports' names and summary are left out.
+    const QRectF body(0, 0, style::kNodeWidth, height());
+    const QColor header = style::categoryColor(m_visual.category);
+    painter->setPen(Qt::NoPen);
+    painter->setBrush(header.darker(135));
+    painter->drawRoundedRect(body, 6, 6);
+    QPen border(style::nodeBorder(), 1.2 / lod);
+    if (isSelected())
+        border = QPen(style::nodeSelected(), 3 / lod);
+    else if (m_visual.badge == NodeBadge::Error)
+        border = QPen(style::errorColor(), 2.5 / lod);
+    else if (m_visual.badge == NodeBadge::Warning)
+        border = QPen(style::warningColor(), 2 / lod);
+    painter->setPen(border);
+    painter->setBrush(Qt::NoBrush);
+    painter->drawRoundedRect(body, 6, 6);
+    // Port dots, where they are connected.
+    for (const auto *ports : {&m_visual.inputs, &m_visual.outputs})
+        for (int i = 0; i < ports->size(); ++i) {
+            const QPointF c = portPos(i, ports == &m_visual.inputs);
+            painter->setPen(Qt::NoPen);
+            painter->setBrush(style::portColor((*ports)[i].role));
+            painter->drawEllipse(c, style::kPortRadius, style::kPortRadius);
+        }
+    // Title: at least kMinTitlePixels on screen; shrink (not below 80 %) before eliding.
+    const QRectF textRect = body.adjusted(8, 6, -8, -6);
+    QFont f = painter->font();
+    f.setBold(true);
+    QTextOption wrap(Qt::AlignCenter);
+    wrap.setWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
+    // Ids read better broken at _ and - than anywhere: offer those as break points.
+    QString title = m_visual.id;
+    title.replace(QLatin1Char('_'), QStringLiteral("_\u200b"));
+    title.replace(QLatin1Char('-'), QStringLiteral("-\u200b"));
+    qreal px = titlePixels(lod) / lod; // in scene units
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        f.setPixelSize(std::max(1, qRound(px)));
+        const QRectF need = QFontMetricsF(f).boundingRect(
+            textRect, Qt::AlignCenter | Qt::TextWrapAnywhere, title);
+        if (need.height() <= textRect.height() && need.width() <= textRect.width() + 0.5)
+            break;
+        px *= 0.9;
+    }
+    painter->setFont(f);
+    painter->setPen(style::textPrimary());
+    const QFontMetricsF fm(f);
+    const int lines = std::max(1, int(textRect.height() / fm.lineSpacing()));
+    // Elide what still does not fit (very long ids in very small nodes).
+    QString shown = title;
+    const QRectF need = fm.boundingRect(textRect, Qt::AlignCenter | Qt::TextWrapAnywhere, title);
+    if (need.height() > textRect.height())
+        shown = fm.elidedText(title, Qt::ElideRight, textRect.width() * lines * 0.95);
+    painter->drawText(textRect, shown, wrap);
+    if (m_visual.badge != NodeBadge::None) {
+        const qreal r = 7 / lod;
+        painter->setPen(Qt::NoPen);
+        painter->setBrush(m_visual.badge == NodeBadge::Error ? style::errorColor()
+                                                             : style::warningColor());
+        painter->drawEllipse(QPointF(body.width() - r * 0.6, r * 0.6), r, r);
+    }
 }
 
 void NodeItem::paintDetailed(QPainter *painter)

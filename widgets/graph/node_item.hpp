@@ -39,6 +39,17 @@ public:
     QPointF portScenePos(const QString &port, bool isInput) const;
     PortRole portRole(const QString &port, bool isInput) const;
 
+    /// Level of detail: below this zoom (times the presentation scale) the full node's text
+    /// (10.5 pt title, 8.5 pt ports) would be too small to read; the node is drawn compact
+    /// instead, its title alone, wrapped and sized to stay legible on screen (kMinTitlePixels
+    /// times the presentation scale) however far out the view is.
+    static constexpr qreal kCompactBelow = 0.75;
+    static constexpr qreal kMinTitlePixels = 13;
+    /// Below this zoom a node is a block (no text fits a node a few pixels wide).
+    static constexpr qreal kBlockBelow = 0.08;
+    /// On-screen pixel size of the title at a zoom (level of detail); 0 when not drawn.
+    static qreal titlePixels(qreal lod);
+
     QRectF boundingRect() const override;
     QPainterPath shape() const override;
     void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
@@ -53,6 +64,7 @@ private:
     qreal height() const;
     QPointF portPos(int row, bool isInput) const;
     void paintDetailed(QPainter *painter);
+    void paintCompact(QPainter *painter, qreal lod);
 
     NodeVisual m_visual;
     bool m_snap = true;

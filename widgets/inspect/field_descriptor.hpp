@@ -38,6 +38,11 @@ struct FieldDescriptor
     QString help;
     bool secret = false;
     QList<FieldDescriptor> fields; ///< Object / ObjectList
+    /// Shown only when the field `shownWhenField` holds one of `shownWhenValues` (a window's
+    /// gap_ms only for sessions), or when it has a value (so that a stray one can be seen
+    /// and removed). Empty: always shown.
+    QString shownWhenField;
+    QStringList shownWhenValues;
 };
 
 } // namespace tideline::widgets

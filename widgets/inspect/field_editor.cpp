@@ -6,6 +6,7 @@
 #include "map_field_editor.hpp"
 #include "object_field_editor.hpp"
 #include "object_list_field_editor.hpp"
+#include "ui_scale.hpp"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -73,6 +74,7 @@ FieldEditor::FieldEditor(const FieldDescriptor &descriptor, QWidget *parent)
     if (!descriptor.help.isEmpty()) {
         auto *help = new QLabel(descriptor.help, this);
         help->setObjectName(QStringLiteral("fieldHelp"));
+        help->setFont(relativeFont(-1));
         help->setWordWrap(true);
         m_layout->addWidget(help);
     }

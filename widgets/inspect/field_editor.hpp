@@ -38,6 +38,8 @@ public:
 Q_SIGNALS:
     /// The user finished an edit; Null means "remove the param" (its default applies).
     void committed(const QJsonValue &value);
+    /// Path fields: the user asked for a file picker (the form's owner knows the folder).
+    void browseRequested();
 
 protected:
     void setBody(QWidget *body);

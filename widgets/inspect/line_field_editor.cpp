@@ -1,9 +1,12 @@
 #include "line_field_editor.hpp"
 
 #include "field_checks.hpp"
+#include "ui_scale.hpp"
 
 #include <QFontDatabase>
+#include <QHBoxLayout>
 #include <QLineEdit>
+#include <QToolButton>
 
 namespace tideline::widgets {
 
@@ -13,15 +16,33 @@ LineFieldEditor::LineFieldEditor(const FieldDescriptor &d, QWidget *parent)
     , m_value(QJsonValue::Null)
 {
     m_edit->setObjectName(QStringLiteral("field:") + d.name);
-    if (d.type == FieldType::Expr)
-        m_edit->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    if (d.type == FieldType::Expr) {
+        QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+        mono.setPointSizeF(mono.pointSizeF() * UiScale::factor());
+        m_edit->setFont(mono);
+    }
     if (!d.defaultValue.isNull())
         m_edit->setPlaceholderText(fieldText(d, d.defaultValue));
     else if (d.type == FieldType::StringList)
         m_edit->setPlaceholderText(tr("field, field, …"));
     else if (d.secret)
         m_edit->setPlaceholderText(QStringLiteral("${env:NAME}"));
-    setBody(m_edit);
+    if (d.type == FieldType::Path) {
+        // A picker beside the path (relative to the pipeline's folder once picked).
+        auto *row = new QWidget(this);
+        auto *h = new QHBoxLayout(row);
+        h->setContentsMargins(0, 0, 0, 0);
+        h->setSpacing(4);
+        auto *browse = new QToolButton(row);
+        browse->setObjectName(QStringLiteral("browse:") + d.name);
+        browse->setText(tr("Browse…"));
+        browse->setToolTip(tr("Choose the file"));
+        h->addWidget(m_edit, 1);
+        h->addWidget(browse);
+        connect(browse, &QToolButton::clicked, this, &FieldEditor::browseRequested);
+        setBody(row);
+    } else
+        setBody(m_edit);
     connect(m_edit, &QLineEdit::textEdited, this, &LineFieldEditor::onEdited);
     connect(m_edit, &QLineEdit::editingFinished, this, &LineFieldEditor::onFinished);
 }
@@ -36,6 +57,12 @@ void LineFieldEditor::setValue(const QJsonValue &value)
     m_value = value.isUndefined() ? QJsonValue(QJsonValue::Null) : value;
     m_edit->setText(fieldText(descriptor(), m_value));
     setLocalError(QString());
+}
+
+void LineFieldEditor::commitText(const QString &text)
+{
+    m_edit->setText(text);
+    onFinished();
 }
 
 void LineFieldEditor::onEdited(const QString &text)

@@ -17,6 +17,8 @@ public:
     void setValue(const QJsonValue &value) override;
     QJsonValue value() const override { return m_value; }
     QWidget *editorWidget() const override;
+    /// Puts `text` in the field and commits it as if typed (a picked file).
+    void commitText(const QString &text);
 
 private:
     void onEdited(const QString &text);

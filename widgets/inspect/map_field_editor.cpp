@@ -1,6 +1,7 @@
 #include "map_field_editor.hpp"
 
 #include "field_checks.hpp"
+#include "ui_scale.hpp"
 
 #include <QEvent>
 #include <QFontDatabase>
@@ -15,7 +16,9 @@ MapFieldEditor::MapFieldEditor(const FieldDescriptor &d, QWidget *parent)
     , m_value(QJsonValue::Null)
 {
     m_edit->setObjectName(QStringLiteral("field:") + d.name);
-    m_edit->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    mono.setPointSizeF(mono.pointSizeF() * UiScale::factor());
+    m_edit->setFont(mono);
     m_edit->setPlaceholderText(d.type == FieldType::ExprMap ? tr("field = expression")
                                                             : tr("name = value"));
     m_edit->setTabChangesFocus(true);

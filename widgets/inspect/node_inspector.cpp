@@ -1,7 +1,9 @@
 #include "node_inspector.hpp"
 
 #include "field_editor.hpp"
+#include "line_field_editor.hpp"
 #include "property_form.hpp"
+#include "ui_scale.hpp"
 
 #include <QLabel>
 #include <QLineEdit>
@@ -43,7 +45,9 @@ NodeInspector::NodeInspector(QWidget *parent)
     layout->setSpacing(6);
 
     m_title->setObjectName(QStringLiteral("inspectorTitle"));
+    m_title->setFont(relativeFont(3, true));
     m_help->setObjectName(QStringLiteral("fieldHelp"));
+    m_help->setFont(relativeFont(-1));
     m_help->setWordWrap(true);
     layout->addWidget(m_title);
     layout->addWidget(m_help);
@@ -75,6 +79,14 @@ NodeInspector::NodeInspector(QWidget *parent)
 
     connect(m_idEdit, &QLineEdit::textEdited, this, &NodeInspector::onIdEdited);
     connect(m_idEdit, &QLineEdit::editingFinished, this, &NodeInspector::onIdFinished);
+    connect(m_form, &PropertyForm::browseRequested, this, [this](const QString &name) {
+        auto *e = qobject_cast<LineFieldEditor *>(m_form->editor(name));
+        if (!e || !m_pathChooser)
+            return;
+        const QString picked = m_pathChooser(m_kind, name, e->value().toString());
+        if (!picked.isEmpty())
+            e->commitText(picked);
+    });
     connect(m_form, &PropertyForm::valueEdited, this,
             [this](const QString &name, const QJsonValue &v) {
                 Q_EMIT paramEdited(m_nodeId, name, v);

@@ -27,6 +27,11 @@ public:
     /// Returns "" when `newId` is an acceptable id for the node `oldId`, else why not.
     using IdChecker = std::function<QString(const QString &oldId, const QString &newId)>;
     void setIdChecker(IdChecker checker) { m_idChecker = std::move(checker); }
+    /// Picks a file for a path field: (node kind, field, current text) -> new text, "" =
+    /// cancelled. The application provides it (it knows the pipeline's folder).
+    using PathChooser
+        = std::function<QString(const QString &kind, const QString &field, const QString &current)>;
+    void setPathChooser(PathChooser chooser) { m_pathChooser = std::move(chooser); }
 
     /// Shows a node. Fields are rebuilt only when the kind changes, so focus survives edits.
     void showNode(const QString &id,
@@ -69,6 +74,7 @@ private:
     QString m_nodeId;
     QString m_kind;
     IdChecker m_idChecker;
+    PathChooser m_pathChooser;
 };
 
 } // namespace tideline::widgets

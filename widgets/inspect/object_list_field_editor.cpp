@@ -1,6 +1,7 @@
 #include "object_list_field_editor.hpp"
 
 #include "property_form.hpp"
+#include "ui_scale.hpp"
 
 #include <QFrame>
 #include <QHBoxLayout>
@@ -91,6 +92,7 @@ void ObjectListFieldEditor::rebuild()
         auto *head = new QHBoxLayout;
         auto *label = new QLabel(QStringLiteral("#%1").arg(i + 1), frame);
         label->setObjectName(QStringLiteral("fieldHelp"));
+        label->setFont(relativeFont(-1));
         auto *remove = new QToolButton(frame);
         remove->setText(QStringLiteral("✕"));
         remove->setToolTip(tr("Remove this element"));

@@ -26,13 +26,20 @@ void PropertyForm::setFields(const QList<FieldDescriptor> &fields)
         m_order.append(e);
         connect(e, &FieldEditor::committed, this,
                 [this, name = d.name](const QJsonValue &v) { Q_EMIT valueEdited(name, v); });
+        connect(e, &FieldEditor::browseRequested, this,
+                [this, name = d.name] { Q_EMIT browseRequested(name); });
     }
 }
 
 void PropertyForm::setValues(const QJsonObject &values)
 {
-    for (auto *e : std::as_const(m_order))
-        e->setValue(values.value(e->descriptor().name));
+    for (auto *e : std::as_const(m_order)) {
+        const FieldDescriptor &d = e->descriptor();
+        e->setValue(values.value(d.name));
+        if (!d.shownWhenField.isEmpty())
+            e->setVisible(values.contains(d.name)
+                          || d.shownWhenValues.contains(values.value(d.shownWhenField).toString()));
+    }
 }
 
 void PropertyForm::setProblems(const QHash<QString, QString> &problems)

@@ -31,6 +31,7 @@ public:
 
 Q_SIGNALS:
     void valueEdited(const QString &name, const QJsonValue &value);
+    void browseRequested(const QString &name);
 
 private:
     QVBoxLayout *m_layout;

@@ -26,13 +26,14 @@ public:
         setAcceptedMouseButtons(Qt::NoButton);
         setCacheMode(QGraphicsItem::DeviceCoordinateCache);
     }
-    void setLines(const QStringList &lines, const QList<QColor> &colours)
+    void setLines(const QStringList &lines, const QList<QColor> &colours, double scale)
     {
-        if (lines == m_lines && colours == m_colours)
+        if (lines == m_lines && colours == m_colours && scale == m_scale)
             return;
         prepareGeometryChange();
         m_lines = lines;
         m_colours = colours;
+        m_scale = scale;
         QFontMetricsF fm(font());
         double w = 0;
         for (const auto &l : m_lines)
@@ -43,6 +44,8 @@ public:
         update();
     }
     QString text() const { return m_lines.join('\n'); }
+    bool placed() const { return m_placed; }
+    void setPlaced(bool placed) { m_placed = placed; }
     QRectF boundingRect() const override { return m_rect; }
     void paint(QPainter *p, const QStyleOptionGraphicsItem *, QWidget *) override
     {
@@ -61,8 +64,16 @@ public:
     }
 
 private:
-    static QFont font() { return style::font(11, false); }
+    // Scene items: the canvas' zoom (which includes the presentation scale) sizes them.
+    QFont font() const
+    {
+        QFont f;
+        f.setPointSizeF(11 * m_scale);
+        return f;
+    }
     bool m_edge;
+    bool m_placed = false;
+    double m_scale = 1;
     QStringList m_lines;
     QList<QColor> m_colours;
     QRectF m_rect;
@@ -91,11 +102,23 @@ CanvasOverlay::label(QHash<QString, OverlayLabel *> &map, const QString &key, bo
     return l;
 }
 
+void CanvasOverlay::setViewZoom(double zoom)
+{
+    // Labels are scene items: zoomed out, their 11 pt shrink with the nodes. Below the zoom at
+    // which they stop being readable (about 12 px at the presentation scale) they grow in the
+    // scene to keep that size on screen, up to 2.5×.
+    const double readableZoom = 0.85 * widgets::UiScale::factor();
+    m_labelScale = std::clamp(readableZoom / std::max(zoom, 0.01), 1.0, 2.5);
+}
+
 void CanvasOverlay::update(const Snapshot &s, const QList<EdgeInfo> &edges)
 {
     if (!m_scene)
         return;
     QSet<QString> seenNodes, seenEdges;
+    // --- texts ---
+    QList<OverlayLabel *> nodeLabels;
+    QList<const widgets::NodeItem *> owners;
     for (const auto &n : s.nodes) {
         auto *item = m_scene->nodeItem(n.node);
         if (!item)
@@ -130,38 +153,20 @@ void CanvasOverlay::update(const Snapshot &s, const QList<EdgeInfo> &edges)
         if (n.late > 0)
             extra << tr("late %1").arg(n.late);
         if (n.errors > 0)
-            extra << tr("errors %1").arg(n.errors);
+            extra << countNoun(n.errors, tr("error"), tr("errors"));
         if (!extra.isEmpty()) {
             lines << extra.join(QStringLiteral(" · "));
             colours << (n.late > 0 || n.errors > 0 ? style::lateAccepted() : style::dim());
         }
         auto *l = label(m_nodes, n.node, false);
-        l->setLines(lines, colours);
-        // Below the node, unless another node is there (tight stacks of sinks): then to its
-        // right, then above it.
-        const QRectF r = item->sceneBoundingRect();
-        const QSizeF size = l->boundingRect().size();
-        const QPointF candidates[] = {{r.left() + 4, r.bottom() + 4},
-                                      {r.right() + 8, r.top()},
-                                      {r.left() + 4, r.top() - size.height() - 4}};
-        QPointF pos = candidates[0];
-        for (const QPointF &c : candidates) {
-            const QRectF box(c, size);
-            bool clash = false;
-            for (QGraphicsItem *other : m_scene->items(box))
-                if (other != item && other->type() == widgets::NodeItem::Type) {
-                    clash = true;
-                    break;
-                }
-            if (!clash) {
-                pos = c;
-                break;
-            }
-        }
-        l->setPos(pos);
+        l->setLines(lines, colours, m_labelScale);
         l->show();
+        nodeLabels << l;
+        owners << item;
         seenNodes.insert(n.node);
     }
+    QList<OverlayLabel *> edgeLabels;
+    QList<const widgets::ConnectionItem *> paths;
     for (const auto &e : edges) {
         widgets::ConnectionId id{e.fromNode, e.fromPort, e.toNode, e.toPort};
         auto *item = m_scene->connectionItem(id);
@@ -174,15 +179,16 @@ void CanvasOverlay::update(const Snapshot &s, const QList<EdgeInfo> &edges)
             text = tr("%1 late").arg(from->late);
             colour = style::lateAccepted();
         } else if (e.fromPort == QLatin1String("errors")) {
-            text = tr("%1 errors").arg(from->errors);
+            text = countNoun(from->errors, tr("error"), tr("errors"));
             colour = style::tooLate();
         } else
             text = tr("%1/s").arg(countText(from->outRate));
         const QString key = id.toString();
         auto *l = label(m_edges, key, true);
-        l->setLines({text}, {colour});
-        l->setPos(item->mapToScene(item->path().pointAtPercent(0.5)));
+        l->setLines({text}, {colour}, m_labelScale);
         l->show();
+        edgeLabels << l;
+        paths << item;
         seenEdges.insert(key);
     }
     // Nodes or edges deleted while running lose their labels.
@@ -199,6 +205,84 @@ void CanvasOverlay::update(const Snapshot &s, const QList<EdgeInfo> &edges)
             it = m_edges.erase(it);
         } else
             ++it;
+    }
+
+    // --- layout: no label covers a node or another label ---
+    // Obstacles are every node of the canvas; each label placed joins them. A label keeps last
+    // frame's place while that is still free (no jitter), else takes the first free candidate
+    // around its anchor, nearest first.
+    QList<QRectF> taken;
+    for (QGraphicsItem *i : m_scene->items())
+        if (i->type() == widgets::NodeItem::Type && i->isVisible())
+            taken << i->sceneBoundingRect().adjusted(-2, -2, 2, 2);
+    auto free = [&taken](const QRectF &r) {
+        for (const QRectF &t : taken)
+            if (t.intersects(r))
+                return false;
+        return true;
+    };
+    auto place = [&](OverlayLabel *l, const QList<QPointF> &candidates, bool ringsAll) {
+        const QSizeF size = l->boundingRect().size();
+        const QPointF offset = l->boundingRect().topLeft(); // edge labels are centred on pos
+        const QRectF previous(l->pos() + offset, size);
+        QPointF chosen = candidates.isEmpty() ? l->pos() : candidates.first();
+        if (l->placed() && candidates.contains(l->pos()) && free(previous))
+            chosen = l->pos();
+        else {
+            bool found = false;
+            for (const QPointF &c : candidates)
+                if (free(QRectF(c + offset, size))) {
+                    chosen = c;
+                    found = true;
+                    break;
+                }
+            // Crowded: step outwards, ring by ring, from the candidates (all of them for an
+            // edge, so the label stays nearest its own edge; the first for a node).
+            const qsizetype anchors
+                = ringsAll ? candidates.size() : std::min<qsizetype>(1, candidates.size());
+            for (int ring = 1; !found && ring <= 40; ++ring)
+                for (qsizetype a = 0; a < anchors && !found; ++a)
+                    for (int k = 0; k < 8 && !found; ++k) {
+                        static const QPointF dirs[] = {{0, 1}, {1, 0},  {0, -1}, {-1, 0},
+                                                       {1, 1}, {-1, 1}, {1, -1}, {-1, -1}};
+                        const QPointF c = candidates[a]
+                                          + QPointF(dirs[k].x() * ring * size.width() * 0.25,
+                                                    dirs[k].y() * ring * (size.height() + 4) * 0.5);
+                        if (free(QRectF(c + offset, size))) {
+                            chosen = c;
+                            found = true;
+                        }
+                    }
+        }
+        l->setPos(chosen);
+        l->setPlaced(true);
+        taken << QRectF(chosen + offset, size).adjusted(-2, -2, 2, 2);
+    };
+    for (int i = 0; i < nodeLabels.size(); ++i) {
+        // Below the node, then right of it, then above it, then further down.
+        const QRectF r = owners[i]->sceneBoundingRect();
+        const QSizeF size = nodeLabels[i]->boundingRect().size();
+        place(nodeLabels[i],
+              {{r.left() + 4, r.bottom() + 4},
+               {r.right() + 8, r.top()},
+               {r.left() + 4, r.top() - size.height() - 4},
+               {r.right() + 8, r.bottom() - size.height()},
+               {r.left() - size.width() - 8, r.top()},
+               {r.left() + 4, r.bottom() + size.height() + 8}},
+              false);
+    }
+    for (int i = 0; i < edgeLabels.size(); ++i) {
+        // Along its own edge, from the middle outwards: never beside a node it does not
+        // belong to (an edge routed behind another node used to get its label there).
+        const QPainterPath path = paths[i]->mapToScene(paths[i]->path());
+        QList<QPointF> along;
+        for (int k = 0; k <= 8; ++k)
+            for (int sign : {1, -1}) {
+                along << path.pointAtPercent(0.5 + sign * k * 0.05);
+                if (k == 0)
+                    break;
+            }
+        place(edgeLabels[i], along, true);
     }
 }
 

@@ -27,6 +27,10 @@ public:
     ~CanvasOverlay() override;
 
     void update(const Snapshot &s, const QList<EdgeInfo> &edges);
+    /// The canvas' zoom: labels keep a readable size on screen when it is small (applies at
+    /// the next update()).
+    void setViewZoom(double zoom);
+    double labelScale() const { return m_labelScale; }
     void clear();
     /// The text currently shown under a node / on an edge ("" when none).
     QString nodeText(const QString &node) const;
@@ -40,6 +44,7 @@ private:
     QPointer<widgets::GraphScene> m_scene;
     QHash<QString, OverlayLabel *> m_nodes;
     QHash<QString, OverlayLabel *> m_edges;
+    double m_labelScale = 1;
 };
 
 } // namespace tideline::live

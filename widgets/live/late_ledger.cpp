@@ -161,7 +161,6 @@ LateLedgerView::LateLedgerView(QWidget *parent)
     m_table->setModel(m_filter);
     m_table->setFont(style::font(11));
     m_table->verticalHeader()->hide();
-    m_table->verticalHeader()->setDefaultSectionSize(24);
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setAlternatingRowColors(true);
@@ -180,6 +179,17 @@ LateLedgerView::LateLedgerView(QWidget *parent)
     m_capacity->setPrefix(tr("keep "));
     m_capacity->setSuffix(tr(" rows"));
     m_status->setFont(style::font(11));
+    m_status->setWordWrap(true);
+    // Narrow docks (a 1024-pixel screen): the bar's parts shrink rather than widen the window.
+    m_text->setMinimumWidth(80);
+    for (QComboBox *c : {m_node, m_port}) {
+        c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        c->setMinimumContentsLength(8);
+    }
+    m_table->verticalHeader()->setDefaultSectionSize(static_cast<int>(style::px(24)));
+    connect(&widgets::UiScale::instance(), &widgets::UiScale::changed, this, [this] {
+        m_table->verticalHeader()->setDefaultSectionSize(static_cast<int>(style::px(24)));
+    });
     auto *bar = new QHBoxLayout;
     bar->addWidget(m_text, 2);
     bar->addWidget(m_node);
@@ -241,9 +251,9 @@ void LateLedgerView::append(const QList<TappedRecord> &records)
 
 void LateLedgerView::updateStatus()
 {
-    QString s = tr("%1 late · %2 errors · showing %3")
+    QString s = tr("%1 late · %2 · showing %3")
                     .arg(m_model->countOf(TapRole::Late))
-                    .arg(m_model->countOf(TapRole::Errors))
+                    .arg(countNoun(m_model->countOf(TapRole::Errors), tr("error"), tr("errors")))
                     .arg(m_filter->rowCount());
     if (m_model->fellOut() > 0)
         s += tr(" · <span style='color:#f0b429'>%1 older rows fell out of the ring</span>")

@@ -100,7 +100,7 @@ void LiveCharts::update(const LiveHistory &h, qint64 startedAtMs, bool checkpoin
         const auto w = h.lastWatermark(n);
         const auto m = h.lastMaxEventTime(n);
         QString line = QStringLiteral("<b>%1</b>: W = %2").arg(n.toHtmlEscaped(), eventTimeText(w));
-        if (w && m && *w != kEnded)
+        if (w && m && *w != kEnded && *m >= *w)
             line += tr(", %1 behind the newest event").arg(durationText(*m - *w));
         notes << line;
     }

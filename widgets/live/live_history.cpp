@@ -35,11 +35,12 @@ void LiveHistory::append(Snapshot &s)
             m_kinds.insert(n.node, n.kind);
         }
         NodeSeries &ns = m_series[n.node];
-        // Rates over the snapshots of about the last second.
+        // Rates over the snapshots of about the last three seconds: over one, a paced run at
+        // 2 records/s read 1.0 or 3.0 depending on where the second's edges fell.
         auto &r = m_rates[n.node];
         if (fresh)
             r.push_back({s.takenAtMs, n.recordsIn, n.recordsOut});
-        while (r.size() > 2 && r.back().t - r[1].t >= 1000)
+        while (r.size() > 2 && r.back().t - r[1].t >= 3000)
             r.pop_front();
         if (r.size() >= 2 && r.back().t > r.front().t) {
             const double dt = static_cast<double>(r.back().t - r.front().t) / 1000.0;

@@ -19,7 +19,7 @@ class LiveHistory
 {
 public:
     void clear();
-    /// Records `s` and fills in each node's inRate/outRate (records/s over about a second).
+    /// Records `s` and fills in each node's inRate/outRate (records/s over about 3 seconds).
     void append(Snapshot &s);
 
     QStringList nodes() const { return m_order; }

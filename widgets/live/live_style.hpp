@@ -1,6 +1,8 @@
 #pragma once
 // Colours and fonts of the live views: dark like the canvas, big enough for a projector.
 
+#include "ui_scale.hpp"
+
 #include <QColor>
 #include <QFont>
 
@@ -69,12 +71,18 @@ inline QColor series(int i)
     return colours[static_cast<unsigned>(i) % (sizeof(colours) / sizeof(colours[0]))];
 }
 
-inline QFont font(int pointSize = 11, bool bold = false)
+/// `pointSize` at the presentation scale (widgets::UiScale).
+inline QFont font(double pointSize = 11, bool bold = false)
 {
     QFont f;
-    f.setPointSize(pointSize);
+    f.setPointSizeF(pointSize * widgets::UiScale::factor());
     f.setBold(bold);
     return f;
+}
+/// A length in pixels at the presentation scale.
+inline double px(double pixels)
+{
+    return pixels * widgets::UiScale::factor();
 }
 
 } // namespace tideline::live::style

@@ -5,39 +5,87 @@
 
 #include <QComboBox>
 #include <QHBoxLayout>
+#include <QHeaderView>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
-#include <QPlainTextEdit>
+#include <QLineEdit>
+#include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <cmath>
+
 namespace tideline::live {
+
+namespace {
+
+QString scalarText(const QJsonValue &v)
+{
+    switch (v.type()) {
+    case QJsonValue::String:
+        return v.toString();
+    case QJsonValue::Double: {
+        const double d = v.toDouble();
+        return d == std::floor(d) && std::fabs(d) < 1e15 ? QString::number(static_cast<qint64>(d))
+                                                         : QString::number(d);
+    }
+    case QJsonValue::Bool:
+        return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
+    case QJsonValue::Null:
+        return QStringLiteral("null");
+    case QJsonValue::Object:
+        return QString::fromUtf8(QJsonDocument(v.toObject()).toJson(QJsonDocument::Compact));
+    case QJsonValue::Array:
+        return QString::fromUtf8(QJsonDocument(v.toArray()).toJson(QJsonDocument::Compact));
+    case QJsonValue::Undefined:
+        break;
+    }
+    return {};
+}
+
+} // namespace
 
 OutputPreview::OutputPreview(QWidget *parent)
     : QWidget(parent)
     , m_place(new QComboBox(this))
+    , m_search(new QLineEdit(this))
     , m_status(new QLabel(this))
-    , m_text(new QPlainTextEdit(this))
+    , m_table(new QTableWidget(0, ColumnCount, this))
 {
     setObjectName(QStringLiteral("outputPreview"));
-    m_text->setReadOnly(true);
-    m_text->setLineWrapMode(QPlainTextEdit::NoWrap);
-    QFont mono(QStringLiteral("monospace"));
-    mono.setStyleHint(QFont::Monospace);
-    mono.setPointSize(11);
-    m_text->setFont(mono);
-    m_place->setMinimumContentsLength(24);
+    m_place->setMinimumContentsLength(14);
+    m_place->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_search->setObjectName(QStringLiteral("previewSearch"));
+    m_search->setPlaceholderText(tr("Search records…"));
+    m_search->setClearButtonEnabled(true);
     m_status->setFont(style::font(11));
+    m_status->setWordWrap(true);
+    m_table->setObjectName(QStringLiteral("previewTable"));
+    m_table->setHorizontalHeaderLabels({tr("Event time"), tr("Window"), tr("emit"), tr("Fields")});
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    for (int c = 0; c < Fields; ++c)
+        m_table->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+    m_table->verticalHeader()->hide();
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setWordWrap(false);
+    m_table->setAlternatingRowColors(true);
+    m_table->setFont(style::font(11));
     auto *bar = new QHBoxLayout;
     bar->addWidget(new QLabel(tr("Show:"), this));
     bar->addWidget(m_place);
-    bar->addWidget(m_status, 1);
+    bar->addWidget(m_search, 1);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(bar);
-    layout->addWidget(m_text, 1);
+    layout->addWidget(m_status);
+    layout->addWidget(m_table, 1);
     connect(m_place, &QComboBox::currentIndexChanged, this, [this](int) {
         render();
         Q_EMIT currentChanged(currentKey());
     });
+    connect(m_search, &QLineEdit::textChanged, this, [this] { render(); });
     render();
 }
 
@@ -118,18 +166,70 @@ void OutputPreview::render()
     m_dirty = false;
     const QString key = currentKey();
     const auto ring = m_rings.value(key);
-    m_status->setText(key.isEmpty() ? tr("Click an edge on the canvas to preview its records")
-                                    : tr("%1 records seen · latest %2 shown, newest first")
-                                          .arg(m_seen.value(key))
-                                          .arg(ring.size()));
-    QString text;
+    const QString needle = m_search->text().trimmed();
+    m_table->setRowCount(0);
+    int shown = 0;
     for (auto it = ring.crbegin(); it != ring.crend(); ++it) {
-        text += it->eventTime ? eventTimeText(it->eventTime) : QStringLiteral("      —     ");
-        text += QStringLiteral("  ");
-        text += it->json;
-        text += '\n';
+        const QJsonObject o = QJsonDocument::fromJson(it->json.toUtf8()).object();
+        // Window bounds and emit get their own columns, as clock times: epoch milliseconds
+        // do not read, and at the end of a long line `emit` was cut off.
+        QString window, emit;
+        QStringList fields;
+        const bool windowed
+            = o.contains(QLatin1String("window_start")) && o.contains(QLatin1String("window_end"));
+        if (windowed)
+            window = QStringLiteral("[%1, %2)")
+                         .arg(eventTimeText(static_cast<qint64>(
+                                  o.value(QLatin1String("window_start")).toDouble())),
+                              eventTimeText(static_cast<qint64>(
+                                  o.value(QLatin1String("window_end")).toDouble())));
+        for (auto f = o.constBegin(); f != o.constEnd(); ++f) {
+            if (windowed
+                && (f.key() == QLatin1String("window_start")
+                    || f.key() == QLatin1String("window_end")))
+                continue;
+            if (f.key() == QLatin1String("emit")) {
+                emit = scalarText(f.value());
+                continue;
+            }
+            fields << f.key() + QStringLiteral(": ") + scalarText(f.value());
+        }
+        const QString time = it->eventTime ? eventTimeText(it->eventTime) : QStringLiteral("—");
+        const QString fieldText = fields.join(QStringLiteral(" · "));
+        if (!needle.isEmpty()
+            && !(it->json.contains(needle, Qt::CaseInsensitive)
+                 || time.contains(needle, Qt::CaseInsensitive)
+                 || window.contains(needle, Qt::CaseInsensitive)
+                 || fieldText.contains(needle, Qt::CaseInsensitive)))
+            continue;
+        const int row = m_table->rowCount();
+        m_table->insertRow(row);
+        // The whole record, pretty-printed, on hover over any cell of its row.
+        const QString tip
+            = o.isEmpty()
+                  ? it->json
+                  : QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Indented)).trimmed();
+        const QString cells[] = {time, window, emit, fieldText};
+        for (int c = 0; c < ColumnCount; ++c) {
+            auto *item = new QTableWidgetItem(cells[c]);
+            item->setToolTip(tip);
+            if (c == Emit && emit == QLatin1String("update"))
+                item->setForeground(style::windowUpdated());
+            m_table->setItem(row, c, item);
+        }
+        ++shown;
     }
-    m_text->setPlainText(text);
+    QString status;
+    if (key.isEmpty())
+        status = tr("Click an edge on the canvas to preview its records");
+    else {
+        status = tr("%1 seen · latest %2 kept, newest first")
+                     .arg(countNoun(m_seen.value(key), tr("record"), tr("records")))
+                     .arg(ring.size());
+        if (!needle.isEmpty())
+            status += tr(" · %1 match “%2”").arg(shown).arg(needle);
+    }
+    m_status->setText(status);
 }
 
 } // namespace tideline::live

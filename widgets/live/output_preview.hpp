@@ -1,6 +1,8 @@
 #pragma once
 // Output preview: the latest records at each sink, and on any edge the user clicked
-// (the records leaving the edge's output port). A small ring per place, newest first.
+// (the records leaving the edge's output port). A small ring per place, newest first, as a
+// table that reads: event time and window as clock times, `emit`, the other fields; the
+// full record on hover; a search field that keeps the rows containing its text.
 
 #include "live_types.hpp"
 
@@ -12,7 +14,8 @@
 
 class QComboBox;
 class QLabel;
-class QPlainTextEdit;
+class QLineEdit;
+class QTableWidget;
 
 namespace tideline::live {
 
@@ -40,7 +43,10 @@ public:
     /// Latest records (JSON) of a place, oldest first.
     QStringList latest(const QString &key) const;
     qint64 seen(const QString &key) const { return m_seen.value(key); }
-    QPlainTextEdit *text() const { return m_text; }
+    QTableWidget *table() const { return m_table; }
+    QLineEdit *search() const { return m_search; }
+    /// Table columns.
+    enum Column { EventTime, Window, Emit, Fields, ColumnCount };
 
 Q_SIGNALS:
     /// The user picked another place (the bridge may need to tap the edge's node).
@@ -54,8 +60,9 @@ private:
         QString json;
     };
     QComboBox *m_place;
+    QLineEdit *m_search;
     QLabel *m_status;
-    QPlainTextEdit *m_text;
+    QTableWidget *m_table;
     QHash<QString, std::deque<Seen>> m_rings;
     QHash<QString, qint64> m_seen;
     int m_depth = 50;

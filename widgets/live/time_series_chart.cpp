@@ -42,6 +42,22 @@ void styleAxis(QAbstractAxis *axis)
     axis->setTitleFont(style::font(10, true));
     axis->setGridLineColor(style::grid());
     axis->setLinePenColor(style::grid());
+    // QtCharts cuts labels it thinks too long to "…" (every clock time on an event-time
+    // axis): our labels are short, show them whole.
+    axis->setTruncateLabels(false);
+}
+
+/// A "round" integer step giving at most about `ticks` intervals over `span` (counts: 1, 2,
+/// 5, 10, 20, 50, …), so that no two ticks print the same integer.
+double niceCountStep(double span, int ticks)
+{
+    double step = 1;
+    for (double magnitude = 1;; magnitude *= 10)
+        for (double m : {1.0, 2.0, 5.0}) {
+            step = m * magnitude;
+            if (span / step <= ticks)
+                return step;
+        }
 }
 
 } // namespace
@@ -80,7 +96,19 @@ TimeSeriesChart::TimeSeriesChart(const QString &title, YKind left, QWidget *pare
     m_placeholder->setFont(style::font(13));
     m_placeholder->setZValue(100);
     m_placeholder->hide();
-    setMinimumHeight(220);
+    setMinimumHeight(static_cast<int>(style::px(220)));
+    // Presentation mode: the chart's own fonts (QtCharts does not inherit widget fonts).
+    connect(&widgets::UiScale::instance(), &widgets::UiScale::changed, this, [this] {
+        m_chart->setTitleFont(style::font(12, true));
+        m_chart->legend()->setFont(style::font(11));
+        m_placeholder->setFont(style::font(13));
+        for (QAbstractAxis *axis : m_chart->axes()) {
+            axis->setLabelsFont(style::font(10));
+            axis->setTitleFont(style::font(10, true));
+        }
+        setMinimumHeight(static_cast<int>(style::px(220)));
+        redraw();
+    });
 }
 
 QAbstractAxis *TimeSeriesChart::makeYAxis(YKind kind, const QString &title)
@@ -189,7 +217,8 @@ void TimeSeriesChart::fitAxis(QAbstractAxis *axis, YKind kind, double lo, double
     }
     if (kind == YKind::EventTime) {
         double span = std::max(hi - lo, 1000.0);
-        const qint64 step = niceTimeStep(span, 6);
+        const int maxTicks = std::clamp(static_cast<int>(m_chart->plotArea().height() / 36), 2, 8);
+        const qint64 step = niceTimeStep(span, maxTicks);
         const double start = std::floor(lo / step) * step;
         const double end = std::ceil(hi / step) * step + (hi - lo < 1 ? step : 0);
         auto *c = static_cast<QCategoryAxis *>(axis);
@@ -207,11 +236,19 @@ void TimeSeriesChart::fitAxis(QAbstractAxis *axis, YKind kind, double lo, double
         return;
     }
     auto *v = static_cast<QValueAxis *>(axis);
-    if (hi - lo < 1) {
+    // Counts and durations are integers: integer ticks at a round step from 0 (an empty or
+    // nearly flat chart used to print 0, 0, 1, 1, 1).
+    lo = std::min(lo, 0.0);
+    if (hi - lo < 1)
         hi = lo + 1;
-    }
-    v->setRange(std::min(lo, 0.0), hi + (hi - std::min(lo, 0.0)) * 0.08);
-    v->applyNiceNumbers();
+    const int maxTicks = std::clamp(static_cast<int>(m_chart->plotArea().height() / 36), 2, 8);
+    const double step = niceCountStep((hi - lo) * 1.05, maxTicks);
+    const double top = std::ceil(hi * 1.05 / step) * step;
+    v->setTickType(QValueAxis::TicksDynamic);
+    v->setTickAnchor(0);
+    v->setTickInterval(step);
+    v->setRange(std::floor(lo / step) * step, std::max(top, step));
+    v->setLabelFormat(QStringLiteral("%.0f"));
 }
 
 void TimeSeriesChart::redraw()

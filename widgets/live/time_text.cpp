@@ -26,7 +26,10 @@ QString durationText(qint64 ms)
     if (a < 1000)
         return sign + QStringLiteral("%1 ms").arg(a);
     if (a < 60'000)
-        return sign + QStringLiteral("%1 s").arg(static_cast<double>(a) / 1000.0, 0, 'f', 1);
+        return sign
+               + (a % 1000 == 0
+                      ? QStringLiteral("%1 s").arg(a / 1000)
+                      : QStringLiteral("%1 s").arg(static_cast<double>(a) / 1000.0, 0, 'f', 1));
     if (a < 3'600'000)
         return sign
                + QStringLiteral("%1 min %2 s")
@@ -50,6 +53,16 @@ QString countText(double v)
     if (a >= 100 || v == std::floor(v))
         return QString::number(std::llround(v));
     return QString::number(v, 'f', 1);
+}
+
+QString countNoun(qint64 n, const QString &one, const QString &many)
+{
+    // Digits grouped by thousands (C locale: "12,345"), whatever the system locale is.
+    QString digits = QString::number(std::llabs(n));
+    for (qsizetype i = digits.size() - 3; i > 0; i -= 3)
+        digits.insert(i, QLatin1Char(','));
+    return (n < 0 ? QStringLiteral("−") : QString()) + digits + QLatin1Char(' ')
+           + (n == 1 ? one : many);
 }
 
 QString bytesText(qint64 bytes)

@@ -13,6 +13,8 @@ QString eventTimeText(std::optional<qint64> ms, bool withDate = false);
 QString durationText(qint64 ms);
 /// "1.2 k", "35", "4.5 M" for counts and rates.
 QString countText(double v);
+/// "1 record", "0 records", "12,345 records": a count with the noun that agrees with it.
+QString countNoun(qint64 n, const QString &one, const QString &many);
 /// "512 B", "3.4 KiB", "1.2 MiB".
 QString bytesText(qint64 bytes);
 

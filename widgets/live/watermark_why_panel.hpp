@@ -23,6 +23,9 @@ public:
     /// Row index holding the minimum, -1 when none.
     int minimumRow() const { return m_minRow; }
 
+protected:
+    void resizeEvent(QResizeEvent *event) override;
+
 private:
     QLabel *m_title;
     QLabel *m_explain;

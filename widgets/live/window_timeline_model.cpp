@@ -111,9 +111,28 @@ void WindowTimelineModel::setLimits(int maxWindows, int maxDots)
     trim();
 }
 
-QString WindowTimelineModel::describe() const
+QString WindowTimelineModel::describe(bool brief) const
 {
     QString s;
+    if (brief) {
+        switch (m_type) {
+        case Type::Tumbling:
+            s = QStringLiteral("tumbling %1").arg(durationText(m_size));
+            break;
+        case Type::Sliding:
+            s = QStringLiteral("sliding %1/%2").arg(durationText(m_size), durationText(m_slide));
+            break;
+        case Type::Session:
+            s = QStringLiteral("session %1").arg(durationText(m_gap));
+            break;
+        case Type::Unknown:
+            s = QStringLiteral("?");
+            break;
+        }
+        if (m_lateness > 0)
+            s += QStringLiteral(", +%1 late").arg(durationText(m_lateness));
+        return s;
+    }
     switch (m_type) {
     case Type::Tumbling:
         s = QStringLiteral("tumbling %1").arg(durationText(m_size));
@@ -173,6 +192,7 @@ void WindowTimelineModel::addRecord(const TappedRecord &r)
         d.key = key;
         d.watermark = r.watermark;
         d.seq = r.recordsRead;
+        d.json = r.json;
         d.status
             = r.watermark && t <= *r.watermark ? TimelineDot::LateAccepted : TimelineDot::OnTime;
         m_dots.push_back(d);
@@ -308,8 +328,8 @@ void WindowTimelineModel::onOutput(const QJsonObject &o)
         m_keyIndex.insert(key, static_cast<int>(m_keys.size()));
         m_keys.push_back(key);
     }
-    if (m_lateness > 0 && closed(end, m_watermark))
-        win.state = TimelineWindow::Purged;
+    win.purged
+        = m_lateness > 0 && m_watermark && *m_watermark != kEnded && closed(end, m_watermark);
     m_windows.insert(wk, win);
     trim();
 }
@@ -317,13 +337,16 @@ void WindowTimelineModel::onOutput(const QJsonObject &o)
 void WindowTimelineModel::setWatermark(qint64 w)
 {
     m_watermark = w;
-    if (m_lateness <= 0)
-        return; // without lateness a window's state goes when it fires: "fired" says it all
+    // Without lateness a window's state goes when it fires: "fired" says it all. The end of
+    // input (W = +inf) closes everything at once: marking it all purged would hide nothing
+    // new and grey out which windows fired and which were updated.
+    if (m_lateness <= 0 || w == kEnded)
+        return;
     for (auto it = m_windows.begin(); it != m_windows.end(); ++it) {
         if (it->end - 1 + m_lateness > w)
             break; // sorted by end
         if (it->state == TimelineWindow::Fired || it->state == TimelineWindow::Updated)
-            it->state = TimelineWindow::Purged;
+            it->purged = true;
     }
 }
 
@@ -331,8 +354,32 @@ int WindowTimelineModel::windowCount(TimelineWindow::State s) const
 {
     int n = 0;
     for (const auto &w : m_windows)
-        n += w.state == s;
+        n += s == TimelineWindow::Purged ? w.purged : w.state == s;
     return n;
+}
+
+QList<TimelineWindow> WindowTimelineModel::windowsAt(const QString &key, qint64 t) const
+{
+    QList<TimelineWindow> out;
+    for (const auto &w : m_windows)
+        if (w.key == key && w.start <= t && t < w.end)
+            out.push_back(w);
+    return out;
+}
+
+QList<QPair<qint64, qint64>> WindowTimelineModel::windowRangesFor(qint64 t) const
+{
+    QList<QPair<qint64, qint64>> out;
+    if (m_type == Type::Session) {
+        if (m_gap > 0)
+            out.push_back({t, t + m_gap});
+        return out;
+    }
+    if (m_size <= 0 || m_slide <= 0)
+        return out;
+    for (qint64 k = floorDiv(t, m_slide); k * m_slide + m_size > t; --k)
+        out.push_front({k * m_slide, k * m_slide + m_size});
+    return out;
 }
 
 void WindowTimelineModel::trim()

@@ -5,7 +5,8 @@
 // - windows a record is assigned to (tumbling and sliding from the node's params, sessions
 //   from the records, merging as the engine does) are open until an output record with their
 //   window_start/window_end arrives: then fired ("final") or updated ("update"); with allowed
-//   lateness they are purged once W >= end - 1 + L;
+//   lateness they are also marked purged once W >= end - 1 + L (closed for good: they keep
+//   whether they fired or were updated; the end of input, W = +inf, purges nothing);
 // - the node's input watermark.
 // Output records are authoritative: a fired session replaces every open bar it covers.
 
@@ -30,15 +31,19 @@ struct TimelineDot
     Status status = OnTime;
     std::optional<qint64> watermark; ///< at arrival
     qint64 seq = 0;
+    QString json; ///< the record as it arrived (for the tooltip)
 };
 
 struct TimelineWindow
 {
+    /// Purged is not a state a window is in but a mark on a fired or updated one: count them
+    /// with windowCount(Purged); `purged` says it of one window.
     enum State { Open, Fired, Updated, Purged };
     QString key;
     qint64 start = 0;
     qint64 end = 0;
     State state = Open;
+    bool purged = false; ///< closed for good: later records for it go to `late`
     int records = 0;
     int updates = 0;
     int parts = 1;                           ///< sessions: how many record windows merged
@@ -61,7 +66,8 @@ public:
     qint64 gap() const { return m_gap; }
     qint64 lateness() const { return m_lateness; }
     QStringList keyFields() const { return m_keyFields; }
-    QString describe() const;
+    /// "session, gap 30 s, allowed lateness 20 s, key user" (`brief`: "session 30 s, +20 s late").
+    QString describe(bool brief = false) const;
 
     void addRecord(const TappedRecord &r);
     void setWatermark(qint64 w);
@@ -74,7 +80,13 @@ public:
     const std::deque<TimelineDot> &dots() const { return m_dots; }
     QStringList keys() const { return m_keys; }
 
+    /// Windows in state `s` (Open, Fired, Updated); for Purged, those marked purged.
     int windowCount(TimelineWindow::State s) const;
+    /// The windows of `key` that contain event time `t` (what a record at t fell into).
+    QList<TimelineWindow> windowsAt(const QString &key, qint64 t) const;
+    /// The windows a record at `t` belongs to by the node's params, whether or not they exist
+    /// (still) in the model: tumbling / sliding [start, end); a session [t, t + gap).
+    QList<QPair<qint64, qint64>> windowRangesFor(qint64 t) const;
     int dotCount(TimelineDot::Status s) const { return m_dotCounts[s]; }
     qint64 finalEmits() const { return m_finalEmits; }
     qint64 updateEmits() const { return m_updateEmits; }

@@ -2,13 +2,16 @@
 
 #include "convert.hpp"
 
+#include <tideline/engine/catalog.hpp>
 #include <tideline/engine/job.hpp>
+#include <tideline/engine/time.hpp>
 
 #include <QMetaEnum>
 #include <QThread>
 
 #include <chrono>
 #include <ostream>
+#include <set>
 
 namespace tideline::designer::live {
 
@@ -21,7 +24,60 @@ std::ostream &nullStream()
     static std::ostream s(nullptr);
     return s;
 }
+/// The watermark node a source feeds (directly or through filters and maps): where its event
+/// time comes from, and so the field event-time pacing replays.
+std::string timeFieldBelow(const PipelineSpec &spec, const std::string &source)
+{
+    std::vector<std::string> stack{source};
+    std::set<std::string> seen;
+    while (!stack.empty()) {
+        const std::string id = stack.back();
+        stack.pop_back();
+        if (!seen.insert(id).second)
+            continue;
+        for (const auto &e : spec.edges) {
+            if (e.from.node != id || e.from.port != "out")
+                continue;
+            const NodeSpec *n = spec.node(e.to.node);
+            if (!n)
+                continue;
+            if (n->kind == "watermark") {
+                if (n->params.is_object() && n->params.contains("time_field")
+                    && n->params["time_field"].is_string())
+                    return n->params["time_field"].get<std::string>();
+                continue;
+            }
+            if (n->kind == "filter" || n->kind == "map")
+                stack.push_back(n->id);
+        }
+    }
+    return {};
+}
+
 } // namespace
+
+/// Processing time for the job: the system clock minus the time spent paused. Its waits hold
+/// the loop while the run is paused (see holdWhilePaused()).
+class EngineBridge::LoopClock final : public Clock
+{
+public:
+    explicit LoopClock(EngineBridge &bridge)
+        : m_bridge(bridge)
+    {
+    }
+    std::int64_t nowMs() override { return m_system.nowMs() - m_pausedMs.load(); }
+    void sleepMs(std::int64_t ms) override
+    {
+        m_bridge.holdWhilePaused();
+        m_system.sleepMs(ms);
+    }
+    void addPaused(std::int64_t ms) { m_pausedMs += ms; }
+
+private:
+    EngineBridge &m_bridge;
+    SystemClock m_system;
+    std::atomic<std::int64_t> m_pausedMs{0};
+};
 
 EngineBridge::EngineBridge(QObject *parent)
     : QObject(parent)
@@ -42,6 +98,7 @@ bool EngineBridge::start(const PipelineSpec &spec,
 {
     shutdown();
     m_spec = spec;
+    QStringList unpaced;
     if (pace.mode != Pace::AsInFile)
         for (auto &n : m_spec.nodes) {
             if (n.kind != "source.generator" && n.kind != "source.file")
@@ -50,10 +107,46 @@ bool EngineBridge::start(const PipelineSpec &spec,
                 n.params.erase("pace");
             else if (pace.mode == Pace::RecordsPerSecond)
                 n.params["pace"] = Json{{"records_per_s", pace.value}};
-            else
-                n.params["pace"] = Json{{"speed", pace.value}};
+            else {
+                // A file's records have no event time until a watermark node reads it: replay
+                // by the field that node reads (generators know their own event time).
+                Json p{{"speed", pace.value}};
+                if (n.kind == "source.file") {
+                    const std::string field = timeFieldBelow(m_spec, n.id);
+                    if (field.empty()) {
+                        unpaced << QString::fromStdString(n.id);
+                        continue;
+                    }
+                    p["time_field"] = field;
+                }
+                n.params["pace"] = p;
+            }
         }
+    if (!unpaced.isEmpty()) {
+        if (error)
+            *error = tr("event-time pacing needs the event time of %1: connect it to a watermark "
+                        "node (its time_field is replayed), or choose a records/s pace")
+                         .arg(unpaced.join(QStringLiteral(", ")));
+        return false;
+    }
+    // Flat-out file and generator sources never wait inside runFor(): chunks of ~20 ms. Any
+    // source that may wait (paced, Kafka, ...) is run one record at a time, so that Pause and
+    // Step are exact.
+    m_chunked = true;
+    for (const auto &n : m_spec.nodes) {
+        const NodeKind *k = findNodeKind(n.kind);
+        if (!k || !k->isSource)
+            continue;
+        const bool paced = n.params.is_object() && n.params.contains("pace")
+                           && n.params["pace"].is_object() && !n.params["pace"].empty();
+        if (paced
+            || (n.kind != "source.file" && n.kind != "source.generator"
+                && n.kind != "source.nexmark"))
+            m_chunked = false;
+    }
+    m_clock = std::make_unique<LoopClock>(*this);
     JobOptions options;
+    options.clock = m_clock.get();
     options.baseDir = baseDir.toStdString();
     options.console = &nullStream();
     options.fresh = true; // a designer run starts from the beginning, not from old state
@@ -73,6 +166,8 @@ bool EngineBridge::start(const PipelineSpec &spec,
         std::lock_guard lock(m_mutex);
         m_running = false;
         m_steps = 0;
+        m_inStep = false;
+        m_budget = 0;
         m_quit = false;
         m_tapsDirty = false;
         m_edgeNode.clear();
@@ -139,14 +234,20 @@ void EngineBridge::watchEdge(const QString &node, const QString &port)
 void EngineBridge::workerLoop()
 {
     using clock = std::chrono::steady_clock;
-    std::int64_t chunk = 64;
+    std::int64_t chunk = 1;
     while (true) {
         bool doStep = false;
         {
             std::unique_lock lock(m_mutex);
+            const auto waitStart = clock::now();
+            const bool paused = !m_running;
             m_wake.wait(lock, [this] {
                 return m_quit || m_running || m_steps > 0 || m_tapsDirty || m_job->stopRequested();
             });
+            if (paused)
+                m_clock->addPaused(
+                    std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - waitStart)
+                        .count());
             if (m_quit)
                 break;
             if (m_tapsDirty) {
@@ -159,6 +260,8 @@ void EngineBridge::workerLoop()
                 --m_steps;
                 doStep = true;
             }
+            m_inStep = doStep;
+            m_budget = doStep || !m_chunked ? 1 : chunk;
         }
         // Let the UI catch up before producing more records (bounded memory).
         while (m_queueLimit > 0 && !m_job->stopRequested()) {
@@ -171,14 +274,20 @@ void EngineBridge::workerLoop()
                 break;
         }
         const auto t0 = clock::now();
-        Job::Status st = m_job->runFor(doStep ? 1 : chunk);
-        if (doStep)
-            m_job->publishMetrics();
+        Job::Status st = m_job->runFor(m_budget);
+        bool stepped;
+        {
+            std::lock_guard lock(m_mutex);
+            stepped = m_inStep; // also set when a paused wait was released by Step
+            m_inStep = false;
+        }
+        if (stepped)
+            m_job->publishMetrics(); // (the loop publishes by itself every 33 ms otherwise)
         const auto ms
             = std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - t0).count()
               / 1000.0;
         // Aim for ~20 ms per chunk: quick to pause, cheap per record.
-        if (!doStep) {
+        if (!doStep && m_chunked) {
             if (ms < 10 && chunk < (1 << 16))
                 chunk *= 2;
             else if (ms > 40 && chunk > 1)
@@ -197,6 +306,25 @@ void EngineBridge::workerLoop()
         }
         std::lock_guard lock(m_mutex);
         m_workerState = static_cast<int>(m_running ? State::Running : State::Paused);
+    }
+}
+
+void EngineBridge::holdWhilePaused()
+{
+    // Only a one-record runFor() can stop exactly between two records; chunks never wait.
+    std::unique_lock lock(m_mutex);
+    if (m_running || m_inStep || m_budget != 1 || m_quit || m_job->stopRequested())
+        return;
+    const auto t0 = std::chrono::steady_clock::now();
+    m_wake.wait(lock,
+                [this] { return m_running || m_steps > 0 || m_quit || m_job->stopRequested(); });
+    m_clock->addPaused(
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
+            .count());
+    // Released by Step: the record this runFor() is waiting for is the step's record.
+    if (!m_running && m_steps > 0 && !m_quit) {
+        --m_steps;
+        m_inStep = true;
     }
 }
 
@@ -220,6 +348,7 @@ void EngineBridge::pause()
         std::lock_guard lock(m_mutex);
         m_running = false;
     }
+    m_wake.notify_all();
     setState(State::Paused);
 }
 
@@ -265,6 +394,23 @@ void EngineBridge::shutdown()
         m_thread = nullptr;
     }
     m_job.reset();
+    m_clock.reset();
+}
+
+void EngineBridge::reset()
+{
+    shutdown();
+    m_spec = {};
+    m_nodes.clear();
+    m_edges.clear();
+    m_snapshot = {};
+    m_failure.clear();
+    {
+        std::lock_guard lock(m_tapMutex);
+        m_records.clear();
+        m_watermarks.clear();
+    }
+    setState(State::Idle);
 }
 
 bool EngineBridge::requestSavepoint(const QString &dir)
@@ -300,6 +446,27 @@ QList<L::TappedRecord> EngineBridge::takeRecords(int max)
     }
     m_drained.notify_all();
     return out;
+}
+
+QList<L::TappedRecord> EngineBridge::takeRecordsUpTo(qint64 recordsRead, int max)
+{
+    QList<L::TappedRecord> out;
+    {
+        std::lock_guard lock(m_tapMutex);
+        while (!m_records.empty() && out.size() < max
+               && m_records.front().recordsRead <= recordsRead) {
+            out.push_back(std::move(m_records.front()));
+            m_records.pop_front();
+        }
+    }
+    m_drained.notify_all();
+    return out;
+}
+
+bool EngineBridge::hasRecordsUpTo(qint64 recordsRead)
+{
+    std::lock_guard lock(m_tapMutex);
+    return !m_records.empty() && m_records.front().recordsRead <= recordsRead;
 }
 
 qsizetype EngineBridge::queuedRecords()

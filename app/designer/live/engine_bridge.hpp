@@ -1,9 +1,12 @@
 #pragma once
 // EngineBridge: runs a pipeline's Job on a worker QThread for the designer.
 //
-// Run / Pause / Step / Stop are commands to the worker (never blocking the UI). The worker
-// calls Job::runFor() in chunks sized to take ~20 ms, so Pause and Stop answer quickly even
-// when sources are paced; Step is runFor(1). A QTimer on the UI thread takes the engine's
+// Run / Pause / Step / Stop are commands to the worker (never blocking the UI). Flat-out file
+// and generator runs call Job::runFor() in chunks sized to take ~20 ms; runs whose sources
+// wait (paced sources, Kafka) call runFor(1), and the job's clock (LoopClock) holds the loop
+// inside its waits while paused, so Pause takes effect between two records at any pace. The
+// clock also stops while paused: pacing does not burst and partitions do not turn idle
+// because someone pressed Pause. Step is runFor(1). A QTimer on the UI thread takes the engine's
 // snapshot (a copy under the engine's publish mutex) and the tapped records at most 30 times
 // a second and emits frame(). Taps: late/errors at every node (ledger), inputs at sinks
 // (output preview), inputs and outputs at window nodes (timeline), data out at a watched
@@ -59,6 +62,9 @@ public:
     void stop();
     /// Stops the worker and joins it (also on destruction).
     void shutdown();
+    /// shutdown(), then forgets the run (state Idle, no nodes, empty snapshot): the document
+    /// it ran is gone (File > New / Open).
+    void reset();
     /// Asks the running job for a savepoint in `dir` (a new or empty folder), taken between two
     /// records at the loop's next tick. While paused, one more record is processed to get
     /// there. savepointFinished() follows on the UI thread. False when no job is running.
@@ -77,7 +83,12 @@ public:
     /// Takes at most `max` of the oldest tapped records (the rest stay queued, so a slow UI
     /// holds the worker back instead of growing memory).
     QList<tideline::live::TappedRecord> takeRecords(int max = 1 << 30);
+    /// Like takeRecords(), but only records tapped while the job had read at most
+    /// `recordsRead` source records (the moment of a snapshot).
+    QList<tideline::live::TappedRecord> takeRecordsUpTo(qint64 recordsRead, int max);
     qsizetype queuedRecords();
+    /// True when a record tapped at or before `recordsRead` is still queued.
+    bool hasRecordsUpTo(qint64 recordsRead);
     QList<tideline::live::WatermarkChange> takeWatermarks();
     const QList<tideline::live::NodeInfo> &nodes() const { return m_nodes; }
     const QList<tideline::live::EdgeInfo> &edges() const { return m_edges; }
@@ -95,11 +106,15 @@ Q_SIGNALS:
     void savepointFinished(bool ok, const QString &message, const QString &dir);
 
 private:
+    class LoopClock;
     enum class Command { None, Run, Pause, Step, Stop, Quit };
     void workerLoop();
+    /// Called by the clock on the loop thread while a source waits: holds there while paused.
+    void holdWhilePaused();
     void installTaps();
     void setState(State s);
 
+    std::unique_ptr<LoopClock> m_clock; ///< outlives m_job (declared first)
     std::unique_ptr<Job> m_job;
     PipelineSpec m_spec;
     QThread *m_thread = nullptr;
@@ -111,13 +126,16 @@ private:
     bool m_checkpoints = false;
     QString m_failure;
     qint64 m_frames = 0;
+    bool m_chunked = true; ///< flat-out file/generator sources only: runFor() in chunks
     int m_queueLimit = 200000;
 
     // --- shared with the worker (m_mutex) ---
     std::mutex m_mutex;
     std::condition_variable m_wake;
-    bool m_running = false; ///< worker loops while true
-    int m_steps = 0;        ///< Step requests not yet served
+    bool m_running = false;    ///< worker loops while true
+    int m_steps = 0;           ///< Step requests not yet served
+    bool m_inStep = false;     ///< the runFor() in progress serves a Step
+    std::int64_t m_budget = 0; ///< records the runFor() in progress may read
     bool m_quit = false;
     bool m_tapsDirty = false;
     QString m_edgeNode, m_edgePort;

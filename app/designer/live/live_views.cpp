@@ -1,5 +1,6 @@
 #include "live_views.hpp"
 
+#include "document_change.hpp"
 #include "engine_bridge.hpp"
 #include "graph/graph_scene.hpp"
 #include "graph/graph_view.hpp"
@@ -18,6 +19,7 @@
 #include "pipeline_document.hpp"
 
 #include <QAction>
+#include <QApplication>
 #include <QComboBox>
 #include <QDateTime>
 #include <QDir>
@@ -63,6 +65,22 @@ LiveController::LiveController(MainWindow &window)
             });
     connect(window.scene(), &QGraphicsScene::selectionChanged, this,
             &LiveController::onSelectionChanged);
+    connect(&window.document(), &PipelineDocument::changed, this,
+            &LiveController::onDocumentChanged);
+    // Zoomed out, live labels grow to stay readable: lay them out again (queued: zoom changes
+    // come from inside fitToContents(), itself called while laying out).
+    m_overlay->setViewZoom(window.view()->zoom());
+    connect(
+        window.view(), &widgets::GraphView::zoomChanged, this,
+        [this](qreal zoom) {
+            const double before = m_overlay->labelScale();
+            m_overlay->setViewZoom(zoom);
+            if (m_bridge->active() && before != m_overlay->labelScale())
+                refreshDocumentViews(m_zoomRefits++ < 4);
+            else
+                m_zoomRefits = 0;
+        },
+        Qt::QueuedConnection);
     connect(m_preview, &L::OutputPreview::currentChanged, this, [this](const QString &key) {
         if (key.startsWith(QLatin1String("edge:"))) {
             const QString rest = key.mid(5);
@@ -132,7 +150,10 @@ void LiveController::buildToolbar()
     m_toolbar->addWidget(m_pace);
     m_status = new QLabel(m_toolbar);
     m_status->setObjectName(QStringLiteral("liveStatus"));
-    m_status->setMinimumWidth(420);
+    // Wide enough for "Running · 12,345 records read · 1.2 k events/s" at 1024 pixels, and
+    // no wider: a fixed 420 px pushed it off the toolbar on small screens.
+    m_status->setMinimumWidth(260);
+    m_status->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
     m_status->setFont(L::style::font(11));
     m_status->setContentsMargins(10, 0, 0, 0);
     m_toolbar->addWidget(m_status);
@@ -290,6 +311,11 @@ bool LiveController::startRun(bool paused, QString *error)
     m_preview->clear();
     m_overlay->clear();
     m_timelines.clear();
+    m_pendingMarks.clear();
+    m_pendingSnapshots.clear();
+    m_shown = L::Snapshot();
+    m_runSpec = doc.spec();
+    updateMatching();
     QStringList ids, sinks;
     for (const auto &n : m_bridge->nodes()) {
         ids << n.id;
@@ -312,11 +338,11 @@ bool LiveController::startRun(bool paused, QString *error)
                 show = n.id;
                 break;
             }
-    m_timeline->setModel(m_timelines.value(show).get());
+    m_timeline->setModel(m_matching.contains(show) ? m_timelines.value(show).get() : nullptr);
     // Bring the live views forward, with room for the timeline.
     if (auto *d = dock(QStringLiteral("windowTimelineDock"))) {
         d->raise();
-        m_window.resizeDocks({d}, {m_window.height() * 2 / 5}, Qt::Vertical);
+        m_window.resizeDocks({d}, {m_window.height() * 9 / 20}, Qt::Vertical);
     }
     if (auto *d = dock(QStringLiteral("watermarkWhyDock")))
         d->raise();
@@ -329,14 +355,17 @@ bool LiveController::startRun(bool paused, QString *error)
 void LiveController::selectNode(const QString &id)
 {
     m_selected = id;
-    if (m_timelines.contains(id))
+    // Figures of the node that ran, never of a new node that took its place or its id.
+    const bool same = m_matching.contains(id);
+    if (same && m_timelines.contains(id))
         m_timeline->setModel(m_timelines.value(id).get());
-    const L::NodeFigures *n = m_bridge->snapshot().node(id);
+    const L::NodeFigures *n = same ? m_shown.node(id) : nullptr;
     const L::NodeInfo *info = nullptr;
     for (const auto &ni : m_bridge->nodes())
         if (ni.id == id)
             info = &ni;
-    m_why->showNode(n, info, m_bridge->snapshot().takenAtMs);
+    m_why->showNode(n, info, m_shown.takenAtMs);
+    updateTimelineNote();
 }
 
 void LiveController::onSelectionChanged()
@@ -349,7 +378,7 @@ void LiveController::onSelectionChanged()
         m_kafka->showNode(n ? nodes.first() : QString(),
                           n ? QString::fromStdString(n->kind) : QString());
         if (m_bridge->active()) {
-            m_kafka->update(m_lastFrame);
+            m_kafka->update(m_shown);
             // Its partitions are in the inspector, which a run puts behind the "why" panel.
             if (n && n->kind == "source.kafka")
                 if (auto *inspector
@@ -375,59 +404,229 @@ void LiveController::onSelectionChanged()
     }
 }
 
+void LiveController::processRecords(const QList<L::TappedRecord> &records)
+{
+    // Records and watermark changes interleave in the loop; replay them in that order so a
+    // window's dots are classified against the watermark of their moment.
+    for (const auto &r : records) {
+        qsizetype wi = 0;
+        for (; wi < m_pendingMarks.size() && m_pendingMarks[wi].recordsRead < r.recordsRead; ++wi)
+            if (auto m = m_timelines.value(m_pendingMarks[wi].node))
+                m->setWatermark(m_pendingMarks[wi].watermark);
+        m_pendingMarks.remove(0, wi);
+        if (auto m = m_timelines.value(r.node))
+            m->addRecord(r);
+    }
+    m_ledger->append(records);
+    m_preview->append(records);
+}
+
 void LiveController::onFrame()
 {
     QElapsedTimer timer;
     timer.start();
-    L::Snapshot s = m_bridge->snapshot();
-    m_history->append(s);
-    // Records and watermark changes interleave in the loop; replay them in that order so a
-    // window's dots are classified against the watermark of their moment. Work on records is
-    // bounded per frame (~12 ms): what is left stays queued in the bridge, whose worker then
-    // waits, so the UI stays responsive and nothing is dropped.
+    // Every view shows one moment: a snapshot is shown once the records tapped up to it
+    // (snapshot.recordsRead) have been processed, so the timeline, the ledger, the canvas and
+    // the "why" panel never disagree. Work on records is bounded per frame (~12 ms): what is
+    // left stays queued in the bridge, whose worker then waits, so the UI stays responsive
+    // and nothing is dropped.
+    const L::Snapshot latest = m_bridge->snapshot();
+    if (m_pendingSnapshots.isEmpty() || m_pendingSnapshots.back().takenAtMs != latest.takenAtMs
+        || m_pendingSnapshots.back().recordsRead != latest.recordsRead)
+        m_pendingSnapshots.push_back(latest);
+    else
+        m_pendingSnapshots.back() = latest; // same figures, maybe a newer state
     m_pendingMarks += m_bridge->takeWatermarks();
-    auto applyMarks = [this](qint64 upTo) {
+    bool outOfTime = false;
+    while (!m_pendingSnapshots.isEmpty() && !outOfTime) {
+        const L::Snapshot &next = m_pendingSnapshots.front();
+        const bool last = m_pendingSnapshots.size() == 1;
+        const bool ended = next.state == QLatin1String("Finished")
+                           || next.state == QLatin1String("Stopped")
+                           || next.state == QLatin1String("Failed");
+        // The final snapshot takes whatever is left (a restart may have rewound the counter).
+        const qint64 upTo = last && ended ? std::numeric_limits<qint64>::max() : next.recordsRead;
+        while (true) {
+            const auto records = m_bridge->takeRecordsUpTo(upTo, 2000);
+            if (records.isEmpty())
+                break;
+            processRecords(records);
+            if (timer.elapsed() >= 12) {
+                outOfTime = true;
+                break;
+            }
+        }
+        if (outOfTime && m_bridge->hasRecordsUpTo(upTo))
+            break;
         qsizetype wi = 0;
-        for (; wi < m_pendingMarks.size() && m_pendingMarks[wi].recordsRead < upTo; ++wi)
+        for (; wi < m_pendingMarks.size() && m_pendingMarks[wi].recordsRead <= upTo; ++wi)
             if (auto m = m_timelines.value(m_pendingMarks[wi].node))
                 m->setWatermark(m_pendingMarks[wi].watermark);
         m_pendingMarks.remove(0, wi);
-    };
-    do {
-        const auto records = m_bridge->takeRecords(2000);
-        if (records.isEmpty())
-            break;
-        for (const auto &r : records) {
-            applyMarks(r.recordsRead);
-            if (auto m = m_timelines.value(r.node))
-                m->addRecord(r);
-        }
-        m_ledger->append(records);
-        m_preview->append(records);
-    } while (timer.elapsed() < 12);
-    if (m_bridge->queuedRecords() == 0)
-        applyMarks(std::numeric_limits<qint64>::max());
-    m_charts->update(*m_history, s.startedAtMs, m_bridge->checkpointsConfigured());
-    m_overlay->update(s, m_bridge->edges());
-    m_kafka->update(s);
-    m_lastFrame = s;
+        L::Snapshot shown = m_pendingSnapshots.takeFirst();
+        m_history->append(shown);
+        m_shown = std::move(shown);
+    }
+    m_charts->update(*m_history, m_shown.startedAtMs, m_bridge->checkpointsConfigured());
+    refreshDocumentViews(true);
+    m_kafka->update(m_shown);
+    updateStatus();
+    m_frameTimes.push_back(static_cast<double>(timer.nsecsElapsed()) / 1e6);
+    if (m_frameTimes.size() > 100000)
+        m_frameTimes.remove(0, 50000);
+}
+
+QString LiveController::statusText() const
+{
+    return m_status->text();
+}
+
+void LiveController::updateStatus()
+{
+    if (!m_bridge->active()) {
+        m_status->clear();
+        return;
+    }
+    const L::Snapshot &s = m_shown;
+    QString text = tr("<b>%1</b> · %2 read")
+                       .arg(s.state, L::countNoun(s.recordsRead, tr("record"), tr("records")));
+    // A rate only while records flow: paused or ended, the last figure would be stale.
+    if (s.state == QLatin1String("Running"))
+        text += tr(" · %1 events/s").arg(L::countText(s.eventsPerSecond));
+    m_status->setText(text);
+}
+
+void LiveController::refreshDocumentViews(bool refit)
+{
+    // Figures only for the nodes and edges on the canvas that are the ones that ran.
+    L::Snapshot s = m_shown;
+    s.nodes.erase(
+        std::remove_if(s.nodes.begin(), s.nodes.end(),
+                       [this](const L::NodeFigures &n) { return !m_matching.contains(n.node); }),
+        s.nodes.end());
+    QList<L::EdgeInfo> edges;
+    for (const auto &e : m_bridge->edges())
+        if (m_matching.contains(e.fromNode) && m_matching.contains(e.toNode))
+            edges.push_back(e);
+    m_overlay->update(s, edges);
     // Figures appear beside the nodes once a run starts: a fitted canvas grows to show them
-    // instead of cutting them off at its edges (a zoomed or panned one is left alone).
-    if (auto *view = m_window.view(); view->isFitted()) {
+    // instead of cutting them off at its edges (a zoomed or panned one is left alone). Never
+    // while a mouse button is down: the view replays the last mouse move after a transform
+    // change, which would drag a node being moved again.
+    if (auto *view = m_window.view();
+        refit && view->isFitted() && QApplication::mouseButtons() == Qt::NoButton) {
         const QRectF visible = view->mapToScene(view->viewport()->rect()).boundingRect();
         if (!visible.contains(view->contentsRect()))
             view->fitToContents();
     }
+    if (m_timeline->model() && !m_matching.contains(m_timeline->model()->nodeId()))
+        m_timeline->setModel(nullptr);
     m_timeline->refresh();
     if (!m_selected.isEmpty())
         selectNode(m_selected);
-    m_status->setText(tr("<b>%1</b> · %2 records read · %3 events/s")
-                          .arg(s.state)
-                          .arg(s.recordsRead)
-                          .arg(L::countText(s.eventsPerSecond)));
-    m_frameTimes.push_back(static_cast<double>(timer.nsecsElapsed()) / 1e6);
-    if (m_frameTimes.size() > 100000)
-        m_frameTimes.remove(0, 50000);
+    else
+        updateTimelineNote();
+}
+
+void LiveController::updateTimelineNote()
+{
+    // A window no record reached: say where they went instead (the ledger has each reason).
+    const L::WindowTimelineModel *m = m_timeline->model();
+    QString note;
+    if (m && m->recordsIn() == 0 && m_bridge->active()) {
+        QStringList where;
+        qint64 total = 0;
+        std::vector<std::string> stack{m->nodeId().toStdString()};
+        QSet<QString> seen;
+        while (!stack.empty()) {
+            const std::string id = stack.back();
+            stack.pop_back();
+            for (const auto &e : m_runSpec.edges) {
+                if (e.to.node != id || seen.contains(QString::fromStdString(e.from.node)))
+                    continue;
+                const QString up = QString::fromStdString(e.from.node);
+                seen.insert(up);
+                stack.push_back(e.from.node);
+                if (const L::NodeFigures *f = m_shown.node(up)) {
+                    if (f->errors > 0)
+                        where << tr("`%1.errors` (%2)").arg(up).arg(f->errors);
+                    if (f->late > 0)
+                        where << tr("`%1.late` (%2)").arg(up).arg(f->late);
+                    total += f->errors + f->late;
+                }
+            }
+        }
+        if (total > 0)
+            note = tr("No record has reached `%1`: %2 went to %3.\nThe Late-data ledger shows "
+                      "each one with its reason.")
+                       .arg(m->nodeId(), L::countNoun(total, tr("record"), tr("records")),
+                            where.join(tr(" and ")));
+    }
+    m_timeline->canvas()->setEmptyNote(note);
+}
+
+void LiveController::updateMatching()
+{
+    m_matching.clear();
+    if (!m_bridge->active() && m_runSpec.nodes.empty())
+        return;
+    const PipelineSpec &doc = m_window.document().spec();
+    auto incident = [](const PipelineSpec &spec, const std::string &id) {
+        std::vector<EdgeSpec> out;
+        for (const auto &e : spec.edges)
+            if (e.from.node == id || e.to.node == id)
+                out.push_back(e);
+        std::sort(out.begin(), out.end(), [](const EdgeSpec &a, const EdgeSpec &b) {
+            return std::tie(a.from.node, a.from.port, a.to.node, a.to.port)
+                   < std::tie(b.from.node, b.from.port, b.to.node, b.to.port);
+        });
+        return out;
+    };
+    for (const auto &ran : m_runSpec.nodes) {
+        const NodeSpec *now = doc.node(ran.id);
+        if (now && now->kind == ran.kind && now->params == ran.params
+            && incident(doc, ran.id) == incident(m_runSpec, ran.id))
+            m_matching.insert(QString::fromStdString(ran.id));
+    }
+}
+
+void LiveController::onDocumentChanged(const DocumentChange &change)
+{
+    using T = DocumentChange::Type;
+    if (change.type == T::Reset) {
+        // New or Open: the run belongs to a document that is no longer on screen.
+        resetViews();
+        return;
+    }
+    if (!m_bridge->active())
+        return;
+    if (change.type != T::NodeMoved && change.type != T::PipelineSettingsChanged)
+        updateMatching();
+    refreshDocumentViews(false); // moved nodes take their labels along
+}
+
+void LiveController::resetViews()
+{
+    m_bridge->reset();
+    m_runSpec = PipelineSpec();
+    m_matching.clear();
+    m_pendingMarks.clear();
+    m_pendingSnapshots.clear();
+    m_shown = L::Snapshot();
+    m_history->clear();
+    m_charts->clear();
+    m_ledger->clear();
+    m_ledger->setNodes({});
+    m_preview->clear();
+    m_preview->setSinks({});
+    m_overlay->clear();
+    m_timeline->setModel(nullptr);
+    m_timelines.clear();
+    m_kafka->setRun({}, {});
+    m_selected.clear();
+    m_why->showNode(nullptr, nullptr, 0);
+    updateStatus();
+    updateActions();
 }
 
 void LiveController::onStateChanged()

@@ -5,8 +5,11 @@
 
 #include "live/live_types.hpp"
 
+#include <tideline/engine/spec.hpp>
+
 #include <QHash>
 #include <QObject>
+#include <QSet>
 
 #include <memory>
 
@@ -30,6 +33,7 @@ class WindowTimelineView;
 namespace tideline::designer {
 
 class MainWindow;
+struct DocumentChange;
 
 namespace live {
 
@@ -73,6 +77,14 @@ public:
     QString suggestedSavepointDir() const;
     /// Frame time statistics of onFrame() (ms), for the benchmark.
     const QList<double> &frameTimes() const { return m_frameTimes; }
+    /// The snapshot every view shows (the engine's state when the records shown so far had
+    /// been read; views never mix two moments).
+    const tideline::live::Snapshot &shownSnapshot() const { return m_shown; }
+    /// True when `node` on the canvas is the node that ran: same id, kind, params and edges
+    /// as in the run's pipeline. Only such nodes show live figures.
+    bool showsFiguresFor(const QString &node) const { return m_matching.contains(node); }
+    /// The status text of the Run toolbar.
+    QString statusText() const;
 
 Q_SIGNALS:
     void runStateChanged(const QString &state);
@@ -84,6 +96,17 @@ private:
     void onSelectionChanged();
     void onStateChanged();
     void updateActions();
+    void onDocumentChanged(const DocumentChange &change);
+    /// Forgets the run and empties every view (the document it ran is gone).
+    void resetViews();
+    /// Which canvas nodes are the nodes that ran (m_matching), after any edit.
+    void updateMatching();
+    /// Redraws the views that depend on the document (canvas figures, why panel, timeline)
+    /// from the shown snapshot.
+    void refreshDocumentViews(bool refit);
+    void processRecords(const QList<tideline::live::TappedRecord> &records);
+    void updateStatus();
+    void updateTimelineNote();
 
     MainWindow &m_window;
     EngineBridge *m_bridge;
@@ -108,7 +131,12 @@ private:
     QString m_selected;
     QList<double> m_frameTimes;
     QList<tideline::live::WatermarkChange> m_pendingMarks;
-    tideline::live::Snapshot m_lastFrame; ///< with rates filled in by the history
+    /// Snapshots taken but not shown yet: the records up to each are still being processed.
+    QList<tideline::live::Snapshot> m_pendingSnapshots;
+    tideline::live::Snapshot m_shown; ///< with rates filled in by the history
+    PipelineSpec m_runSpec;           ///< the pipeline of the run (as it was started)
+    QSet<QString> m_matching;         ///< canvas nodes that are the nodes that ran
+    int m_zoomRefits = 0;             ///< refits in a row caused by labels growing
 };
 
 } // namespace live
