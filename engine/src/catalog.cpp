@@ -193,7 +193,8 @@ std::vector<NodeKind> buildKinds()
                           0),
                     range(def(p("idle_timeout_ms", ParamType::Int,
                                 "A partition silent this long (processing time) stops holding "
-                                "the watermark back (0 = never)."),
+                                "the watermark back (0 = never). A bounded Kafka partition "
+                                "that still has records is never idle."),
                               0),
                           0),
                     range(def(p("max_lead_ms", ParamType::Int,
