@@ -37,9 +37,9 @@ private:
 
 std::unique_ptr<Operator> makeFilter(const OperatorContext &ctx)
 {
-    std::string text = ctx.resolve(ctx.spec.params.at("expr").get<std::string>());
-    return std::make_unique<FilterOperator>(
-        expr::compileOrThrow("expr", text, expr::Want::Boolean));
+    // Never resolved for ${env:…}/${file:…}: the expression's text is the program.
+    return std::make_unique<FilterOperator>(expr::compileOrThrow(
+        "expr", ctx.spec.params.at("expr").get<std::string>(), expr::Want::Boolean));
 }
 
 void validateFilter(const NodeValidationContext &ctx)
