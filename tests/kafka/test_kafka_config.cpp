@@ -325,6 +325,25 @@ private slots:
              {"sasl.oauthbearer.method", "sasl.oauthbearer.client.id", "sasl.oauthbearer.scope",
               "sasl.oauthbearer.token.endpoint.url", "sasl.oauthbearer.extensions"})
             QCOMPARE(kafka::checkProperty(key, "x", Role::Consumer), std::string());
+        // Every key the docs name as accepted is accepted (by the consumer or the producer).
+        from = doc.find("`properties` pass through an allowlist");
+        to = doc.find("Refused explicitly", from);
+        QVERIFY(from != std::string::npos && to != std::string::npos);
+        int accepted = 0;
+        for (auto p = doc.find('`', from); p < to; p = doc.find('`', p + 1)) {
+            auto q = doc.find('`', p + 1);
+            const std::string key = doc.substr(p + 1, q - p - 1);
+            p = q;
+            if (key.find('.') == std::string::npos || key.find('*') != std::string::npos
+                || key.find(' ') != std::string::npos || key.find(".cpp") != std::string::npos)
+                continue; // `ssl.*`, file names
+            const std::string v = kafka::isSecretKey(key) ? "${env:X}" : "1";
+            QVERIFY2(kafka::checkProperty(key, v, Role::Consumer).empty()
+                         || kafka::checkProperty(key, v, Role::Producer).empty(),
+                     key.c_str());
+            ++accepted;
+        }
+        QVERIFY(accepted >= 15);
         // And the docs name every secret the allowlist accepts.
         for (const auto &key : kafka::allowedKeys(Role::Consumer))
             if (kafka::isSecretKey(key))

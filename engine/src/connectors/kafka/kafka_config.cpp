@@ -441,12 +441,15 @@ checkClientConf(const std::vector<ConfEntry> &engineSettings, const Json &proper
             values[it.key()] = v;
             cacheKey += '\0' + it.key() + (v ? '=' + *v : std::string("?"));
         }
-    // The designer validates on every edit: remember recent answers (a client costs threads).
+    // The designer validates on every edit: remember recent answers (a client costs threads),
+    // by a hash of the settings so that no resolved secret is kept.
     static std::mutex mutex;
-    static std::map<std::string, ConfProblem> cache;
+    static std::map<std::size_t, ConfProblem> cache;
+    const std::size_t cacheHash = std::hash<std::string>{}(cacheKey);
+    cacheKey.assign(cacheKey.size(), '\0');
     {
         std::lock_guard lock(mutex);
-        if (auto it = cache.find(cacheKey); it != cache.end())
+        if (auto it = cache.find(cacheHash); it != cache.end())
             return it->second;
     }
     rd_kafka_conf_t *conf = rd_kafka_conf_new();
@@ -471,7 +474,7 @@ checkClientConf(const std::vector<ConfEntry> &engineSettings, const Json &proper
     std::lock_guard lock(mutex);
     if (cache.size() >= 256)
         cache.clear();
-    cache.emplace(std::move(cacheKey), problem);
+    cache.emplace(cacheHash, problem);
     return problem;
 }
 
