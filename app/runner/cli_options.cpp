@@ -12,11 +12,13 @@ const char *usage()
     return R"(Usage: tideline-run [OPTIONS] PIPELINE.json
 
 Runs a Tideline pipeline headless. Bounded inputs (files, generators with a count)
-end the run by themselves; Ctrl-C or SIGTERM stops taking input, takes a final
-checkpoint where checkpoints are configured, flushes sinks and exits 0.
+end the run by themselves; Ctrl-C, SIGTERM or SIGHUP stops taking input, takes a
+final checkpoint where checkpoints are configured, flushes sinks and exits 0.
 
 Options:
   --validate              check only: print every error and pitfall warning, then exit
+                          (what validates starts here: params as the run reads them,
+                          references, input files; brokers are met only at start)
   --metrics FILE          append one JSON line per node per interval, and a last line
                           per node when the run ends (plus a "*" line with run figures)
   --metrics-interval MS   metrics interval (default 1000)
@@ -35,7 +37,8 @@ Options:
   --metrics-listen ADDR   serve Prometheus metrics (GET /metrics) and GET /health on ADDR:
                           PORT or 127.0.0.1:PORT bind loopback only; another address
                           (0.0.0.0:PORT, [::]:PORT, a LAN address) only when written out
-  --log-format text|json  format of log lines on stderr (default text)
+  --log-format text|json  format of log lines on stderr (default text); librdkafka's
+                          lines too
   --help                  show this help
   --version               print the version
   --describe              print every node kind with its ports and params (Markdown)

@@ -117,4 +117,17 @@ void write(Level level, std::string_view msg, const Fields &fields)
     }
 }
 
+void clientLine(const ClientLogLine &line)
+{
+    Level level = line.level == ClientLogLevel::Error     ? Level::Error
+                  : line.level == ClientLogLevel::Warning ? Level::Warning
+                                                          : Level::Info;
+    // Text keeps what librdkafka printed (facility and client), after the runner's prefix.
+    std::string msg = format() == Format::Json
+                          ? line.message
+                          : "kafka " + line.facility + " " + line.client + ": " + line.message;
+    write(level, msg,
+          {{"library", line.library}, {"client", line.client}, {"facility", line.facility}});
+}
+
 } // namespace tideline::runner::log

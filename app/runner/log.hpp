@@ -3,6 +3,8 @@
 // ({"ts":..,"level":..,"msg":..}) for log shippers. Thread-safe: the job loop, the metrics
 // server thread and main() all write through it, and each line goes out in one write().
 
+#include <tideline/engine/client_log.hpp>
+
 #include <string>
 #include <string_view>
 #include <utility>
@@ -35,6 +37,11 @@ inline void error(std::string_view msg, const Fields &f = {})
 {
     write(Level::Error, msg, f);
 }
+
+/// A client library's line (librdkafka) as one log line: level mapped (debug → info), the
+/// message prefixed "kafka: " in text, and library/client/facility as JSON fields.
+/// Thread-safe (librdkafka calls it from its threads).
+void clientLine(const ClientLogLine &line);
 
 /// Formats one line without writing it (the tests and write() share it). `tsMs` is Unix time.
 std::string

@@ -5,6 +5,7 @@
 #include "metrics_server.hpp"
 
 #include <tideline/engine/catalog_markdown.hpp>
+#include <tideline/engine/client_log.hpp>
 #include <tideline/engine/job.hpp>
 #include <tideline/engine/metrics_json.hpp>
 #include <tideline/engine/upsert_table.hpp>
@@ -55,6 +56,9 @@ int main(int argc, char **argv)
     std::string usageError = runner::parseCli(argc, argv, opt);
     runner::log::setFormat(opt.logFormat == "json" ? runner::log::Format::Json
                                                    : runner::log::Format::Text);
+    // librdkafka's own lines (connection failures, ...) in the runner's log format, one
+    // write per line, instead of its raw text on stderr.
+    setClientLogHandler(runner::log::clientLine);
     if (opt.help) {
         std::cout << runner::usage();
         return 0;
@@ -82,6 +86,13 @@ int main(int argc, char **argv)
     }
 
     LoadResult loaded = loadSpecFile(opt.pipeline);
+    const std::string baseDir = std::filesystem::absolute(opt.pipeline).parent_path().string();
+    if (opt.validateOnly && loaded.spec) {
+        // "valid" means "starts here": also what depends on this machine (references, input
+        // files), which the designer's validation leaves out.
+        auto env = validateEnvironment(*loaded.spec, baseDir);
+        loaded.diagnostics.insert(loaded.diagnostics.end(), env.begin(), env.end());
+    }
     int errors = printDiagnostics(loaded.diagnostics, opt.pipeline);
     if (errors || !loaded.spec)
         return 2;
@@ -103,7 +114,7 @@ int main(int argc, char **argv)
     }
 
     JobOptions jo;
-    jo.baseDir = std::filesystem::absolute(opt.pipeline).parent_path().string();
+    jo.baseDir = baseDir;
     jo.metricsIntervalMs = opt.metricsIntervalMs;
     jo.fresh = opt.fresh;
     jo.checkpointDirOverride = opt.checkpointDir;
@@ -145,6 +156,10 @@ int main(int argc, char **argv)
     g_job.store(job.get());
     std::signal(SIGINT, onSignal);
     std::signal(SIGTERM, onSignal);
+    // SIGHUP (the terminal went away, or an operator's "reload") is a graceful stop too: by
+    // default it would end the process without the final checkpoint and flush. Nothing is
+    // reloaded: restart the runner to pick up a changed pipeline.
+    std::signal(SIGHUP, onSignal);
 
     Job::Status status = job->run();
     g_job.store(nullptr);

@@ -2,6 +2,7 @@
 
 #include "log.hpp"
 
+#include <algorithm>
 #include <arpa/inet.h>
 #include <array>
 #include <cerrno>
@@ -16,6 +17,7 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
+#include <vector>
 
 namespace tideline::runner {
 
@@ -306,7 +308,13 @@ HealthAnswer healthOf(const observe::MetricsSnapshot &s)
 // Server
 
 MetricsServer::MetricsServer(SnapshotFn snapshot)
+    : MetricsServer(std::move(snapshot), Limits{})
+{
+}
+
+MetricsServer::MetricsServer(SnapshotFn snapshot, Limits limits)
     : m_snapshot(std::move(snapshot))
+    , m_limits(limits)
 {
 }
 
@@ -318,7 +326,7 @@ MetricsServer::~MetricsServer()
 bool MetricsServer::start(const ListenAddress &a, std::string &error)
 {
     int family = a.ipv6 ? AF_INET6 : AF_INET;
-    int fd = ::socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int fd = ::socket(family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0) {
         error = std::string("metrics: socket: ") + std::strerror(errno);
         return false;
@@ -343,7 +351,7 @@ bool MetricsServer::start(const ListenAddress &a, std::string &error)
         len = sizeof *s4;
     }
     std::string where = (a.ipv6 ? "[" + a.host + "]" : a.host) + ":" + std::to_string(a.port);
-    if (::bind(fd, reinterpret_cast<sockaddr *>(&ss), len) != 0 || ::listen(fd, 16) != 0) {
+    if (::bind(fd, reinterpret_cast<sockaddr *>(&ss), len) != 0 || ::listen(fd, 128) != 0) {
         error = "metrics: cannot listen on " + where + ": " + std::strerror(errno);
         ::close(fd);
         return false;
@@ -379,132 +387,207 @@ void MetricsServer::stop()
     m_listenFd = m_wakeFd = -1;
 }
 
-void MetricsServer::serve()
-{
-    for (;;) {
-        pollfd fds[2] = {{m_listenFd, POLLIN, 0}, {m_wakeFd, POLLIN, 0}};
-        int r = ::poll(fds, 2, -1);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            log::error(std::string("metrics: poll: ") + std::strerror(errno));
-            return;
-        }
-        if (fds[1].revents)
-            return;
-        if (fds[0].revents & POLLIN) {
-            int c = ::accept4(m_listenFd, nullptr, nullptr, SOCK_CLOEXEC);
-            if (c < 0)
-                continue; // ECONNABORTED and friends: the next client is unaffected
-            handle(c);
-            ::close(c);
-        }
-    }
-}
-
 namespace {
 
-void sendAll(int fd, const std::string &data)
-{
-    const char *p = data.data();
-    std::size_t left = data.size();
-    while (left > 0) {
-        ssize_t n = ::send(fd, p, left, MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return;
-        p += n;
-        left -= static_cast<std::size_t>(n);
-    }
-}
+using Clock = std::chrono::steady_clock;
 
-void respond(int fd,
-             int status,
-             const char *reason,
-             const std::string &contentType,
-             const std::string &body,
-             bool withBody,
-             const char *extraHeaders = "")
+constexpr std::size_t kMaxHeader = 16 * 1024;
+
+std::string response(int status,
+                     const char *reason,
+                     const std::string &contentType,
+                     const std::string &body,
+                     bool withBody,
+                     const char *extraHeaders = "")
 {
     std::string head = "HTTP/1.1 " + std::to_string(status) + " " + reason + "\r\n"
                        + "Content-Type: " + contentType + "\r\n"
                        + "Content-Length: " + std::to_string(body.size()) + "\r\n"
                        + "Cache-Control: no-store\r\n" + extraHeaders + "Connection: close\r\n\r\n";
-    sendAll(fd, withBody ? head + body : head);
+    return withBody ? head + body : head;
+}
+
+bool complete(const std::string &req)
+{
+    return req.find("\r\n\r\n") != std::string::npos || req.find("\n\n") != std::string::npos;
 }
 
 } // namespace
 
-void MetricsServer::handle(int fd)
+struct MetricsServer::Client
 {
-    // One client at a time, each with a short deadline: a stalled client can delay a scrape
-    // by at most this long, never wedge the runner (the loop does not wait for this thread).
-    timeval tv{2, 0};
-    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-    std::string req;
-    char buf[2048];
-    constexpr std::size_t kMaxHeader = 16 * 1024;
-    while (req.find("\r\n\r\n") == std::string::npos && req.find("\n\n") == std::string::npos) {
-        ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return; // closed or timed out before a full request: nothing to answer
-        req.append(buf, static_cast<std::size_t>(n));
-        if (req.size() > kMaxHeader) {
-            respond(fd, 431, "Request Header Fields Too Large", "text/plain; charset=utf-8",
-                    "request header too large\n", true);
-            // Lingering close: closing with unread bytes would reset the connection and could
-            // destroy the answer before the client reads it.
-            ::shutdown(fd, SHUT_WR);
-            timeval shortWait{0, 300000};
-            ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &shortWait, sizeof shortWait);
-            for (std::size_t drained = 0; drained < 1024 * 1024;) {
-                ssize_t m = ::recv(fd, buf, sizeof buf, 0);
-                if (m <= 0)
-                    break;
-                drained += static_cast<std::size_t>(m);
+    enum class Phase { Reading, Writing, Draining };
+    int fd = -1;
+    Phase phase = Phase::Reading;
+    std::string in;
+    std::string out;
+    std::size_t sent = 0;
+    Clock::time_point accepted;
+    Clock::time_point deadline;
+};
+
+void MetricsServer::serve()
+{
+    std::vector<Client> clients;
+    std::vector<pollfd> fds;
+    char buf[4096];
+    auto closeClient = [&](std::size_t i) {
+        ::close(clients[i].fd);
+        clients.erase(clients.begin() + static_cast<std::ptrdiff_t>(i));
+    };
+    auto ms = [](int v) {
+        return std::chrono::milliseconds(v);
+    };
+    for (;;) {
+        const auto now = Clock::now();
+        // Deadlines first: a client past its time is dropped without an answer (it said too
+        // little in time, or does not read what it asked for).
+        for (std::size_t i = clients.size(); i-- > 0;)
+            if (now >= clients[i].deadline)
+                closeClient(i);
+        fds.clear();
+        fds.push_back({m_wakeFd, POLLIN, 0});
+        fds.push_back({m_listenFd, POLLIN, 0});
+        int timeoutMs = -1;
+        for (const auto &c : clients) {
+            fds.push_back({c.fd,
+                           static_cast<short>(c.phase == Client::Phase::Writing ? POLLOUT : POLLIN),
+                           0});
+            auto left = std::chrono::duration_cast<std::chrono::milliseconds>(c.deadline - now);
+            int l = static_cast<int>(std::max<std::int64_t>(1, left.count() + 1));
+            timeoutMs = timeoutMs < 0 ? l : std::min(timeoutMs, l);
+        }
+        int r = ::poll(fds.data(), static_cast<nfds_t>(fds.size()), timeoutMs);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            log::error(std::string("metrics: poll: ") + std::strerror(errno));
+            break;
+        }
+        if (fds[0].revents)
+            break; // stop()
+        // Clients, from the back so that closing one keeps the others' indexes.
+        for (std::size_t i = clients.size(); i-- > 0;) {
+            const short ev = fds[i + 2].revents;
+            if (!ev)
+                continue;
+            Client &c = clients[i];
+            if (c.phase == Client::Phase::Writing) {
+                if (ev & (POLLERR | POLLNVAL)) {
+                    closeClient(i);
+                    continue;
+                }
+                ssize_t n
+                    = ::send(c.fd, c.out.data() + c.sent, c.out.size() - c.sent, MSG_NOSIGNAL);
+                if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+                    continue;
+                if (n <= 0) {
+                    closeClient(i);
+                    continue;
+                }
+                c.sent += static_cast<std::size_t>(n);
+                if (c.sent < c.out.size())
+                    continue;
+                if (c.in.size() > kMaxHeader) {
+                    // Lingering close: closing with unread bytes would reset the connection
+                    // and could destroy the answer before the client reads it.
+                    ::shutdown(c.fd, SHUT_WR);
+                    c.phase = Client::Phase::Draining;
+                    c.in.clear();
+                    c.sent = 0; // counts drained bytes from here
+                    c.deadline = Clock::now() + ms(300);
+                    continue;
+                }
+                closeClient(i);
+                continue;
             }
-            return;
+            ssize_t n = ::recv(c.fd, buf, sizeof buf, 0);
+            if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+                continue;
+            if (n <= 0) {
+                closeClient(i); // closed (or reset) before a full request: nothing to answer
+                continue;
+            }
+            if (c.phase == Client::Phase::Draining) {
+                c.sent += static_cast<std::size_t>(n);
+                if (c.sent > 1024 * 1024)
+                    closeClient(i);
+                continue;
+            }
+            c.in.append(buf, static_cast<std::size_t>(n));
+            if (c.in.size() > kMaxHeader || complete(c.in)) {
+                c.out = c.in.size() > kMaxHeader ? response(431, "Request Header Fields Too Large",
+                                                            "text/plain; charset=utf-8",
+                                                            "request header too large\n", true)
+                                                 : answer(c.in);
+                c.phase = Client::Phase::Writing;
+                c.sent = 0;
+                c.deadline = Clock::now() + ms(m_limits.writeTimeoutMs);
+            }
+        }
+        if (fds[1].revents & POLLIN) {
+            // Everything waiting in the backlog, a slot each.
+            for (;;) {
+                int fd = ::accept4(m_listenFd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+                if (fd < 0)
+                    break; // EAGAIN: none left; ECONNABORTED and friends: the next is unaffected
+                if (static_cast<int>(clients.size()) >= std::max(1, m_limits.maxClients)) {
+                    // At the cap: the client that has waited longest without sending its
+                    // request makes room (a scraper sends at once; an idle holder does not).
+                    std::size_t oldest = clients.size();
+                    for (std::size_t i = 0; i < clients.size(); ++i)
+                        if (clients[i].phase == Client::Phase::Reading
+                            && (oldest == clients.size()
+                                || clients[i].accepted < clients[oldest].accepted))
+                            oldest = i;
+                    if (oldest == clients.size()) {
+                        ::close(fd); // every slot is busy answering: try again shortly
+                        continue;
+                    }
+                    closeClient(oldest);
+                }
+                Client c;
+                c.fd = fd;
+                c.accepted = Clock::now();
+                c.deadline = c.accepted + ms(m_limits.requestTimeoutMs);
+                clients.push_back(std::move(c));
+            }
         }
     }
+    for (auto &c : clients)
+        ::close(c.fd);
+}
+
+std::string MetricsServer::answer(const std::string &req)
+{
     std::string_view line(req);
     line = line.substr(0, line.find_first_of("\r\n"));
     auto sp1 = line.find(' ');
     auto sp2 = sp1 == std::string_view::npos ? sp1 : line.find(' ', sp1 + 1);
     if (sp1 == std::string_view::npos || sp2 == std::string_view::npos
-        || line.substr(sp2 + 1).rfind("HTTP/1.", 0) != 0) {
-        respond(fd, 400, "Bad Request", "text/plain; charset=utf-8", "bad request\n", true);
-        return;
-    }
+        || line.substr(sp2 + 1).rfind("HTTP/1.", 0) != 0)
+        return response(400, "Bad Request", "text/plain; charset=utf-8", "bad request\n", true);
     std::string_view method = line.substr(0, sp1);
     std::string_view target = line.substr(sp1 + 1, sp2 - sp1 - 1);
     target = target.substr(0, target.find('?')); // Prometheus may add ?params; none are used
     const bool known = target == "/metrics" || target == "/health";
-    if (!known) {
-        respond(fd, 404, "Not Found", "text/plain; charset=utf-8",
-                "not found: only /metrics and /health are served\n", method != "HEAD");
-        return;
-    }
-    if (method != "GET" && method != "HEAD") {
-        respond(fd, 405, "Method Not Allowed", "text/plain; charset=utf-8", "method not allowed\n",
-                true, "Allow: GET, HEAD\r\n");
-        return;
-    }
+    if (!known)
+        return response(404, "Not Found", "text/plain; charset=utf-8",
+                        "not found: only /metrics and /health are served\n", method != "HEAD");
+    if (method != "GET" && method != "HEAD")
+        return response(405, "Method Not Allowed", "text/plain; charset=utf-8",
+                        "method not allowed\n", true, "Allow: GET, HEAD\r\n");
     const bool withBody = method == "GET";
     observe::MetricsSnapshot snap = m_snapshot();
     if (target == "/health") {
         HealthAnswer h = healthOf(snap);
-        respond(fd, h.status, h.status == 200 ? "OK" : "Service Unavailable",
-                "text/plain; charset=utf-8", h.body, withBody);
-        return;
+        return response(h.status, h.status == 200 ? "OK" : "Service Unavailable",
+                        "text/plain; charset=utf-8", h.body, withBody);
     }
     using namespace std::chrono;
     std::int64_t now = duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
-    respond(fd, 200, "OK", "text/plain; version=0.0.4; charset=utf-8", prometheusText(snap, now),
-            withBody);
+    return response(200, "OK", "text/plain; version=0.0.4; charset=utf-8",
+                    prometheusText(snap, now), withBody);
 }
 
 } // namespace tideline::runner

@@ -4,6 +4,12 @@
 // socket, from one background thread, reading Job::snapshot() (thread-safe) per request.
 // Everything else is 404 (unknown path) or 405 (a method other than GET/HEAD).
 // Plain POSIX sockets: the runner never links Qt or an HTTP library.
+//
+// Clients are served concurrently by one poll() loop over non-blocking sockets, so a client
+// that connects and says nothing (or sends half a request) delays no other: each must send its
+// request within Limits::requestTimeoutMs and take the answer within writeTimeoutMs, and at
+// most maxClients are held; at the cap the client that has been waiting longest for its
+// request is dropped for the newcomer. stop() wakes the loop at once.
 
 #include <tideline/observe/metrics.hpp>
 
@@ -44,7 +50,14 @@ class MetricsServer
 {
 public:
     using SnapshotFn = std::function<observe::MetricsSnapshot()>;
+    struct Limits
+    {
+        int maxClients = 64;         ///< connections held at once
+        int requestTimeoutMs = 5000; ///< from accept to the end of the request header
+        int writeTimeoutMs = 10000;  ///< to send the answer
+    };
     explicit MetricsServer(SnapshotFn snapshot);
+    MetricsServer(SnapshotFn snapshot, Limits limits);
     ~MetricsServer(); ///< stops and joins
     MetricsServer(const MetricsServer &) = delete;
     MetricsServer &operator=(const MetricsServer &) = delete;
@@ -57,10 +70,13 @@ public:
     int port() const { return m_port; }
 
 private:
+    struct Client;
     void serve();
-    void handle(int fd);
+    /// The whole answer to one complete request header (also 400/404/405/431).
+    std::string answer(const std::string &request);
 
     SnapshotFn m_snapshot;
+    Limits m_limits;
     int m_listenFd = -1;
     int m_wakeFd = -1; ///< eventfd: stop() wakes the poll() with it
     int m_port = 0;

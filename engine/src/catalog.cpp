@@ -15,6 +15,19 @@ ParamDesc p(std::string name, ParamType type, std::string help)
     d.name = std::move(name);
     d.type = type;
     d.help = std::move(help);
+    d.references = type == ParamType::Path; // a path may come from the environment
+    return d;
+}
+/// A connection setting or secret: ${env:…}/${file:…} references are resolved in it.
+ParamDesc refs(ParamDesc d)
+{
+    d.references = true;
+    return d;
+}
+/// A file the node reads when it starts.
+ParamDesc input(ParamDesc d)
+{
+    d.input = true;
     return d;
 }
 ParamDesc req(ParamDesc d)
@@ -56,6 +69,8 @@ PortDesc errors()
 {
     return {"errors", PortRole::Errors, false};
 }
+
+constexpr double kMaxNexmarkAvgSize = 500000;
 
 ParamDesc paceParam()
 {
@@ -132,14 +147,14 @@ std::vector<NodeKind> buildKinds()
         n.help = "Reads records from a JSON-lines or CSV file in file order.";
         n.isSource = true;
         n.outputs = {data("out"), errors()};
-        n.params
-            = {req(p("path", ParamType::Path, "File to read (relative to the pipeline file).")),
-               choices(def(p("format", ParamType::Enum,
-                             "jsonl: one JSON object per line; "
-                             "csv: header line then rows."),
-                           "jsonl"),
-                       {"jsonl", "csv"}),
-               paceParam()};
+        n.params = {
+            req(input(p("path", ParamType::Path, "File to read (relative to the pipeline file)."))),
+            choices(def(p("format", ParamType::Enum,
+                          "jsonl: one JSON object per line; "
+                          "csv: header line then rows."),
+                        "jsonl"),
+                    {"jsonl", "csv"}),
+            paceParam()};
         k.push_back(n);
     }
     {
@@ -151,26 +166,27 @@ std::vector<NodeKind> buildKinds()
                  "key and timestamp exposed as fields.";
         n.isSource = true;
         n.outputs = {data("out"), errors()};
-        n.params = {req(p("bootstrap_servers", ParamType::String, "host:port[,host:port...]")),
-                    req(p("topic", ParamType::String, "Topic to consume.")),
-                    def(p("group_id", ParamType::String,
+        n.params
+            = {req(refs(p("bootstrap_servers", ParamType::String, "host:port[,host:port...]"))),
+               req(refs(p("topic", ParamType::String, "Topic to consume."))),
+               def(refs(p("group_id", ParamType::String,
                           "Consumer group; processes sharing it "
-                          "share the partitions."),
-                        "tideline"),
-                    choices(def(p("start", ParamType::Enum, "Where to start without a checkpoint."),
-                                "earliest"),
-                            {"earliest", "latest", "committed"}),
-                    def(p("bounded", ParamType::Bool,
-                          "Read up to the end offsets seen at start, then end like a file."),
-                        false),
-                    def(p("partition_tasks", ParamType::Bool,
-                          "Group mode: keyed nodes keep one state per Kafka partition, which "
-                          "moves with the partition between processes (needs the topic "
-                          "partitioned by the key). false: one state for all partitions read "
-                          "here, which does not move."),
-                        true),
-                    p("properties", ParamType::StringMap,
-                      "Extra librdkafka settings (allowlisted; secrets as ${env:NAME}).")};
+                          "share the partitions.")),
+                   "tideline"),
+               choices(def(p("start", ParamType::Enum, "Where to start without a checkpoint."),
+                           "earliest"),
+                       {"earliest", "latest", "committed"}),
+               def(p("bounded", ParamType::Bool,
+                     "Read up to the end offsets seen at start, then end like a file."),
+                   false),
+               def(p("partition_tasks", ParamType::Bool,
+                     "Group mode: keyed nodes keep one state per Kafka partition, which "
+                     "moves with the partition between processes (needs the topic "
+                     "partitioned by the key). false: one state for all partitions read "
+                     "here, which does not move."),
+                   true),
+               refs(p("properties", ParamType::StringMap,
+                      "Extra librdkafka settings (allowlisted; secrets as ${env:NAME})."))};
         k.push_back(n);
     }
     {
@@ -309,16 +325,17 @@ std::vector<NodeKind> buildKinds()
         n.help = "Looks each record up in a static table loaded at start and adds the row.";
         n.inputs = {data("in")};
         n.outputs = {data("out"), late()};
-        n.params = {req(p("table", ParamType::Path, "CSV or JSON-lines file with the table.")),
-                    choices(p("format", ParamType::Enum, "Table format (default: by extension)."),
-                            {"jsonl", "csv"}),
-                    req(p("key", ParamType::String, "Stream field to look up.")),
-                    req(p("table_key", ParamType::String, "Table column to match.")),
-                    choices(def(p("on_miss", ParamType::Enum,
-                                  "No row: pass unchanged, drop (counted) or send to late."),
-                                "pass"),
-                            {"pass", "drop", "late"}),
-                    p("as", ParamType::String, "Field to put the row under (default: node id).")};
+        n.params
+            = {req(input(p("table", ParamType::Path, "CSV or JSON-lines file with the table."))),
+               choices(p("format", ParamType::Enum, "Table format (default: by extension)."),
+                       {"jsonl", "csv"}),
+               req(p("key", ParamType::String, "Stream field to look up.")),
+               req(p("table_key", ParamType::String, "Table column to match.")),
+               choices(def(p("on_miss", ParamType::Enum,
+                             "No row: pass unchanged, drop (counted) or send to late."),
+                           "pass"),
+                       {"pass", "drop", "late"}),
+               p("as", ParamType::String, "Field to put the row under (default: node id).")};
         k.push_back(n);
     }
     {
@@ -372,14 +389,15 @@ std::vector<NodeKind> buildKinds()
                         "from."),
                       1000),
                   1),
+            // The padding is cut from a 1 MiB pool, up to 1.2 x the average.
             range(def(p("person_avg_size", ParamType::Int, "Average person size (sizes extra)."),
                       200),
-                  0),
+                  0, kMaxNexmarkAvgSize),
             range(def(p("auction_avg_size", ParamType::Int, "Average auction size (sizes extra)."),
                       500),
-                  0),
-            range(def(p("bid_avg_size", ParamType::Int, "Average bid size (sizes extra)."), 100),
-                  0),
+                  0, kMaxNexmarkAvgSize),
+            range(def(p("bid_avg_size", ParamType::Int, "Average bid size (sizes extra)."), 100), 0,
+                  kMaxNexmarkAvgSize),
             range(def(p("out_of_order_group_size", ParamType::Int,
                         "Events are permuted within groups of this size (1 = in order)."),
                       1),
@@ -485,9 +503,10 @@ std::vector<NodeKind> buildKinds()
         n.displayName = "Upsert table";
         n.category = "Sinks";
         n.help = "Keeps the latest record per key in a RocksDB table; replays never duplicate "
-                 "rows.";
+                 "rows. A record whose key is missing, null or an object goes to `errors`.";
         n.isSink = true;
         n.inputs = {data("in", true)};
+        n.outputs = {errors()};
         n.params = {req(p("path", ParamType::Path, "Table folder (RocksDB).")),
                     req(p("key", ParamType::StringList, "Fields that identify a row."))};
         k.push_back(n);
@@ -502,19 +521,19 @@ std::vector<NodeKind> buildKinds()
         n.acceptsUpdates = false;
         n.inputs = {data("in", true)};
         n.params
-            = {req(p("bootstrap_servers", ParamType::String, "host:port[,host:port...]")),
-               req(p("topic", ParamType::String, "Topic to produce to.")),
+            = {req(refs(p("bootstrap_servers", ParamType::String, "host:port[,host:port...]"))),
+               req(refs(p("topic", ParamType::String, "Topic to produce to."))),
                p("key_field", ParamType::String, "Field used as the message key."),
                choices(def(p("delivery", ParamType::Enum,
                              "at_least_once (idempotent producer) or exactly_once "
                              "(a transaction per checkpoint)."),
                            "at_least_once"),
                        {"at_least_once", "exactly_once"}),
-               p("transactional_id", ParamType::String,
-                 "exactly_once: stable id of this writer (default tideline-<group_id>-<node>); "
-                 "give each process sharing a group its own."),
-               p("properties", ParamType::StringMap,
-                 "Extra librdkafka settings (allowlisted; secrets as ${env:NAME}).")};
+               refs(p("transactional_id", ParamType::String,
+                      "exactly_once: stable id of this writer (default "
+                      "tideline-<group_id>-<node>); give each process sharing a group its own.")),
+               refs(p("properties", ParamType::StringMap,
+                      "Extra librdkafka settings (allowlisted; secrets as ${env:NAME})."))};
         k.push_back(n);
     }
     return k;
@@ -575,9 +594,36 @@ const PortDesc *NodeKind::output(std::string_view name) const
     return nullptr;
 }
 
+namespace {
+
+// Times and durations in ms are added to event times (around 1.7e12) by the operators; beyond
+// about 31,700 years (1e15 ms) the sums would leave the 64-bit range and wrap silently.
+constexpr double kMaxTimeMs = 1e15;
+
+void boundTimes(std::vector<ParamDesc> &params)
+{
+    for (auto &d : params) {
+        const bool time = d.name.size() > 3 && d.name.compare(d.name.size() - 3, 3, "_ms") == 0;
+        if (d.type == ParamType::Int && (time || d.name == "start_time" || d.name == "base_time")) {
+            if (!d.max)
+                d.max = kMaxTimeMs;
+            if (!d.min)
+                d.min = -kMaxTimeMs;
+        }
+        boundTimes(d.fields);
+    }
+}
+
+} // namespace
+
 const std::vector<NodeKind> &nodeKinds()
 {
-    static const std::vector<NodeKind> kinds = buildKinds();
+    static const std::vector<NodeKind> kinds = [] {
+        auto k = buildKinds();
+        for (auto &n : k)
+            boundTimes(n.params);
+        return k;
+    }();
     return kinds;
 }
 

@@ -32,7 +32,11 @@ void paramRows(const std::vector<ParamDesc> &params, const std::string &prefix, 
         std::string name = prefix + d.name;
         out += "| `" + name + "`" + (d.required ? " **(required)**" : "") + " | " + typeText(d)
                + " | " + (d.defaultValue.is_null() ? "" : "`" + d.defaultValue.dump() + "`") + " | "
-               + d.help + (d.secret ? " Secret: only as `${env:…}`/`${file:…}`." : "") + " |\n";
+               + d.help
+               + (d.secret       ? " Secret: only as `${env:…}`/`${file:…}`."
+                  : d.references ? " May be `${env:…}`/`${file:…}`."
+                                 : "")
+               + " |\n";
         if (d.type == ParamType::Object)
             paramRows(d.fields, name + ".", out);
         if (d.type == ParamType::ObjectList)

@@ -3,12 +3,14 @@
 
 #include "operators/operators.hpp"
 #include "path_conflicts.hpp"
+#include "runtime/references.hpp"
 
 #include <tideline/engine/catalog.hpp>
 #include <tideline/engine/validate.hpp>
 
 #include <algorithm>
 #include <cctype>
+#include <climits>
 #include <functional>
 #include <map>
 #include <regex>
@@ -43,9 +45,50 @@ bool isReference(const std::string &s)
     return s.rfind("${env:", 0) == 0 || s.rfind("${file:", 0) == 0;
 }
 
+// Where ${env:…}/${file:…} references are resolved (ParamDesc::references): named in the
+// message for a reference written anywhere else.
+const std::string &referenceParams()
+{
+    static const std::string names = [] {
+        std::vector<std::string> seen;
+        for (const auto &k : nodeKinds())
+            for (const auto &d : k.params)
+                if ((d.references || d.secret)
+                    && std::find(seen.begin(), seen.end(), d.name) == seen.end())
+                    seen.push_back(d.name);
+        std::string s;
+        for (const auto &n : seen)
+            s += (s.empty() ? "`" : ", `") + n + "`";
+        return s;
+    }();
+    return names;
+}
+
+std::string referenceOutsideConnectionSettings()
+{
+    return "a `${env:…}`/`${file:…}` reference here is resolved when the pipeline runs, so the "
+           "variable's value or the file's contents become part of this param (an expression's "
+           "text, and then the records it writes). References are meant for connection "
+           "settings, secrets and paths ("
+           + referenceParams()
+           + "); write the value itself unless that is what you want, and run a pipeline from "
+             "someone else only after reading its references";
+}
+
 struct ParamChecker
 {
     const NodeValidationContext &ctx;
+
+    /// A string that holds a reference outside connection settings, secrets and paths. The
+    /// contract lets any string param hold one (shared/pipeline-format.md), so this is a
+    /// pitfall warning, not an error: it is how a pipeline file reads a file into its output.
+    void checkNoReference(const ParamDesc &d, const Json &v, const std::string &path) const
+    {
+        if (d.references || d.secret || !v.is_string())
+            return;
+        if (refs::containsReference(v.get<std::string>()))
+            ctx.warning(path, referenceOutsideConnectionSettings());
+    }
 
     void check(const ParamDesc &d, const Json &v, const std::string &path) const
     {
@@ -63,6 +106,12 @@ struct ParamChecker
         };
         switch (d.type) {
         case ParamType::Int:
+            if (v.is_number_unsigned()
+                && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)) {
+                // Read as a signed 64-bit integer by the run (it would wrap to a negative).
+                fail("must be <= " + std::to_string(INT64_MAX) + ", found " + v.dump());
+                return;
+            }
             if (!v.is_number_integer()) {
                 if (v.is_number_float()
                     && v.get<double>()
@@ -90,6 +139,7 @@ struct ParamChecker
                 return typeFail();
             if (d.required && v.get<std::string>().empty())
                 fail("must not be empty");
+            checkNoReference(d, v, path);
             if (d.secret && !isReference(v.get<std::string>()))
                 fail("secrets must be given as ${env:NAME} or ${file:/path}, never literally");
             return;
@@ -109,23 +159,34 @@ struct ParamChecker
             return;
         }
         case ParamType::StringList:
-            if (v.is_string())
-                return; // shorthand for a one-element list
+            if (v.is_string()) { // shorthand for a one-element list
+                if (v.get<std::string>().empty())
+                    fail("must be a non-empty string (a field path) or a list of them");
+                checkNoReference(d, v, path);
+                return;
+            }
             if (!v.is_array())
                 return typeFail();
-            for (std::size_t i = 0; i < v.size(); ++i)
+            for (std::size_t i = 0; i < v.size(); ++i) {
+                const std::string sub = path + "[" + std::to_string(i) + "]";
                 if (!v[i].is_string() || v[i].get<std::string>().empty())
-                    ctx.error(path + "[" + std::to_string(i) + "]",
+                    ctx.error(sub,
                               "must be a non-empty string (a field path), found " + v[i].dump());
+                else
+                    checkNoReference(d, v[i], sub);
+            }
             return;
         case ParamType::ExprMap:
         case ParamType::StringMap:
             if (!v.is_object())
                 return typeFail();
-            for (auto it = v.begin(); it != v.end(); ++it)
+            for (auto it = v.begin(); it != v.end(); ++it) {
                 if (!it.value().is_string())
                     ctx.error(path + "." + it.key(),
                               "must be a string, found " + it.value().dump());
+                else
+                    checkNoReference(d, it.value(), path + "." + it.key());
+            }
             return;
         case ParamType::Object:
             if (!v.is_object())
@@ -352,11 +413,17 @@ std::vector<Diagnostic> validate(const PipelineSpec &spec, const std::string &ba
             fileErr("settings.delivery", "must be \"at_least_once\" or \"exactly_once\"");
         if (s.contains("state") && !(s["state"] == "memory" || s["state"] == "rocksdb"))
             fileErr("settings.state", "must be \"memory\" or \"rocksdb\"");
+        // The budget becomes a byte count (size_t): beyond the range it would wrap to nothing.
+        constexpr double kMinStateMb = 0.001, kMaxStateMb = 1048576; // 1 KiB .. 1 TiB
         if (s.contains("state_memory_mb")
-            && (!s["state_memory_mb"].is_number() || s["state_memory_mb"].get<double>() <= 0))
+            && (!s["state_memory_mb"].is_number() || !(s["state_memory_mb"].get<double>() > 0)
+                || s["state_memory_mb"].get<double>() < kMinStateMb
+                || s["state_memory_mb"].get<double>() > kMaxStateMb))
             fileErr("settings.state_memory_mb",
-                    "must be a number of megabytes > 0 (keyed state each stateful node keeps in "
-                    "memory when settings.state is \"rocksdb\"; default 256)");
+                    "must be a number of megabytes from 0.001 to 1048576 (1 TiB), found "
+                        + s["state_memory_mb"].dump()
+                        + " (keyed state each stateful node keeps in memory when settings.state "
+                          "is \"rocksdb\"; default 256)");
         if (s.contains("checkpoint")) {
             const Json &c = s["checkpoint"];
             if (!c.is_object())
@@ -370,16 +437,27 @@ std::vector<Diagnostic> validate(const PipelineSpec &spec, const std::string &ba
                                 "unknown key `" + it.key() + "`"
                                     + (guess.empty() ? "" : ": did you mean `" + guess + "`?"));
                     }
+                // Upper bounds keep the run's arithmetic in range (a timer at now + interval,
+                // keep read as an int).
+                constexpr long long kMaxIntervalMs = 31'536'000'000; // a year
+                constexpr long long kMaxKeep = 10000;
                 if (!c.contains("interval_ms") || !c["interval_ms"].is_number_integer()
-                    || c["interval_ms"].get<long long>() <= 0)
+                    || c["interval_ms"].get<double>() <= 0
+                    || c["interval_ms"].get<double>() > static_cast<double>(kMaxIntervalMs))
                     fileErr("settings.checkpoint.interval_ms",
-                            "must be an integer > 0 (milliseconds between checkpoints)");
+                            "must be an integer from 1 to 31536000000 (milliseconds between "
+                            "checkpoints; at most a year)");
                 if (!c.contains("dir") || !c["dir"].is_string()
                     || c["dir"].get<std::string>().empty())
                     fileErr("settings.checkpoint.dir", "must be a folder path for checkpoints");
+                else if (refs::containsReference(c["dir"].get<std::string>()))
+                    fileErr("settings.checkpoint.dir",
+                            "`${env:…}`/`${file:…}` references are not resolved in settings; "
+                            "write the folder, or give it with --checkpoint-dir");
                 if (c.contains("keep")
-                    && (!c["keep"].is_number_integer() || c["keep"].get<long long>() < 1))
-                    fileErr("settings.checkpoint.keep", "must be an integer >= 1");
+                    && (!c["keep"].is_number_integer() || c["keep"].get<double>() < 1
+                        || c["keep"].get<double>() > static_cast<double>(kMaxKeep)))
+                    fileErr("settings.checkpoint.keep", "must be an integer from 1 to 10000");
             }
         }
     }
@@ -460,6 +538,7 @@ std::vector<Diagnostic> validate(const PipelineSpec &spec, const std::string &ba
     // --- edges ---
     std::vector<std::vector<int>> outEdges(n), inEdges(n);
     std::map<std::string, int> inputTaken;
+    std::map<std::string, int> edgeSeen; // "from->to": the first edge that made it
     for (std::size_t e = 0; e < spec.edges.size(); ++e) {
         const EdgeSpec &edge = spec.edges[e];
         std::string path = "edges[" + std::to_string(e) + "]";
@@ -512,6 +591,15 @@ std::vector<Diagnostic> validate(const PipelineSpec &spec, const std::string &ba
             if (!guess.empty() && !tk->output(edge.to.port))
                 msg += ": did you mean `" + guess + "`?";
             fileErr(path + ".to", msg);
+            continue;
+        }
+        if (auto [it, fresh]
+            = edgeSeen.emplace(edge.from.str() + "->" + edge.to.str(), static_cast<int>(e));
+            !fresh) {
+            // A second identical edge would deliver every record twice.
+            fileErr(path, "duplicate edge: `" + edge.from.str() + "` -> `" + edge.to.str()
+                              + "` is already edges[" + std::to_string(it->second)
+                              + "]; each record would arrive twice: remove one");
             continue;
         }
         if (!ip->multi) {
@@ -685,7 +773,9 @@ std::vector<Diagnostic> validate(const PipelineSpec &spec, const std::string &ba
         if (!k)
             continue;
         const Json &p = spec.nodes[i].params;
-        if (k->kind == "window" && p.value("type", "") == "session" && p.contains("gap_ms")) {
+        // Any node's params, checked or not: read only what has the right type.
+        const bool session = p.contains("type") && p["type"].is_string() && p["type"] == "session";
+        if (k->kind == "window" && session && p.contains("gap_ms")) {
             int w = upstreamWatermark(i);
             if (w >= 0) {
                 long long d = intParam(static_cast<std::size_t>(w), "max_out_of_orderness_ms", 0);

@@ -6,6 +6,7 @@
 #include <QtTest>
 
 #include <csignal>
+#include <set>
 
 using namespace tideline;
 using testing::TempDir;
@@ -154,6 +155,102 @@ private Q_SLOTS:
         QVERIFY(lines.size() > 100);
         for (const auto &l : lines)
             QVERIFY(nlohmann::json::accept(l)); // flushed whole lines only
+    }
+
+    void sighupStopsLikeSigtermWithAFinalCheckpoint()
+    {
+        // Issue 23 #14: SIGHUP ended the run at once (the default action): no final
+        // checkpoint, sinks not flushed. It is a graceful stop now, like SIGTERM.
+        TempDir dir;
+        std::string unbounded = kGood;
+        unbounded.replace(unbounded.find("\"count\":100"), 11,
+                          "\"count\":0,\"pace\":{\"records_per_s\":2000}");
+        // A long interval: the only checkpoint is the final one taken on the way out.
+        unbounded.replace(
+            unbounded.find("\"nodes\""), 7,
+            R"("settings":{"checkpoint":{"interval_ms":3600000,"dir":"state"}},"nodes")");
+        testing::writeFile(dir.file("p.json"), unbounded);
+        QProcess p;
+        p.start(TIDELINE_RUN_EXE, {QString::fromStdString(dir.file("p.json"))});
+        QVERIFY(p.waitForStarted());
+        QTest::qWait(800);
+        ::kill(static_cast<pid_t>(p.processId()), SIGHUP);
+        QVERIFY(p.waitForFinished(10000));
+        QString err = QString::fromUtf8(p.readAllStandardError());
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QVERIFY2(p.exitCode() == 0, qPrintable(err));
+        QVERIFY2(err.contains("stopped"), qPrintable(err));
+        int manifests = 0;
+        for (const auto &e : std::filesystem::recursive_directory_iterator(dir.path / "state"))
+            manifests += e.path().filename().string().rfind("manifest-", 0) == 0;
+        QVERIFY2(manifests >= 1, "no final checkpoint after SIGHUP");
+        auto lines = testing::readLines(dir.file("out/result.jsonl"));
+        QVERIFY(lines.size() > 100);
+        for (const auto &l : lines)
+            QVERIFY(nlohmann::json::accept(l)); // flushed whole lines only
+    }
+
+    void validateAgreesWithTheRunOnAWindowKeyGivenAsAString()
+    {
+        // Issue 23 #13: `"key": "user_id"` passed --validate and the run exited 1 ("must be a
+        // list of field paths"), a restart loop under systemd. One field as a string is the
+        // catalog's shorthand for a one-element list, and the window now reads it so.
+        TempDir dir;
+        testing::writeFile(dir.file("p.json"), R"({"format":"tideline/1","nodes":[
+          {"id":"g","kind":"source.generator","params":{"count":200,"keys":3}},
+          {"id":"wm","kind":"watermark","params":{"time_field":"event_time","max_out_of_orderness_ms":0}},
+          {"id":"w","kind":"window","params":{"type":"tumbling","size_ms":100000,"key":"user_id",
+             "aggregates":[{"op":"count","as":"n"}]}},
+          {"id":"out","kind":"sink.file","params":{"path":"out/w.jsonl"}}],
+          "edges":[{"from":"g.out","to":"wm.in"},{"from":"wm.out","to":"w.in"},{"from":"w.out","to":"out.in"}]})");
+        auto v = runTool({"--validate", QString::fromStdString(dir.file("p.json"))});
+        QCOMPARE(v.exitCode, 0);
+        auto r = runTool({QString::fromStdString(dir.file("p.json"))});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        auto rows = testing::readLines(dir.file("out/w.jsonl"));
+        QVERIFY(!rows.empty());
+        std::set<long long> users;
+        long long total = 0;
+        for (const auto &l : rows) {
+            auto j = nlohmann::json::parse(l);
+            users.insert(j["user_id"].get<long long>());
+            total += j["n"].get<long long>();
+        }
+        QCOMPARE(users.size(), std::size_t(3)); // grouped by user_id
+        QCOMPARE(total, 200LL);
+    }
+
+    void validateRefusesDuplicateEdgesAndAbsurdSettings()
+    {
+        // Issue 23 #14: a duplicated edge silently doubled every record; state_memory_mb: 1e308
+        // became a "0 KiB" budget.
+        TempDir dir;
+        testing::writeFile(dir.file("dup.json"), R"({"format":"tideline/1","nodes":[
+          {"id":"g","kind":"source.generator","params":{"count":10}},
+          {"id":"out","kind":"sink.file","params":{"path":"out/d.jsonl"}}],
+          "edges":[{"from":"g.out","to":"out.in"},{"from":"g.out","to":"out.in"}]})");
+        auto r = runTool({"--validate", QString::fromStdString(dir.file("dup.json"))});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(
+            r.err.contains("edges[1]: duplicate edge: `g.out` -> `out.in` is already edges[0]"),
+            qPrintable(r.err));
+        QCOMPARE(runTool({QString::fromStdString(dir.file("dup.json"))}).exitCode, 2);
+        QVERIFY(!QFile::exists(QString::fromStdString(dir.file("out/d.jsonl"))));
+
+        for (const char *mb : {"1e308", "0", "-5", "0.0000001", "2000000"}) {
+            testing::writeFile(
+                dir.file("mb.json"),
+                std::string(
+                    R"({"format":"tideline/1","settings":{"state":"rocksdb","state_memory_mb":)")
+                    + mb + R"(},"nodes":[
+              {"id":"g","kind":"source.generator","params":{"count":10}},
+              {"id":"out","kind":"sink.discard"}],"edges":[{"from":"g.out","to":"out.in"}]})");
+            auto m = runTool({"--validate", QString::fromStdString(dir.file("mb.json"))});
+            QVERIFY2(m.exitCode == 2, mb);
+            QVERIFY2(m.err.contains("settings.state_memory_mb: must be a number of megabytes from "
+                                    "0.001 to 1048576"),
+                     qPrintable(m.err));
+        }
     }
 };
 

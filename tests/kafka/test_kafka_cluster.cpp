@@ -147,7 +147,7 @@ private slots:
         QString err
             = m_mock.start(3, {"in:4", "fresh:2", "out:3", "idle:4", "nowin:4", "faults:4",
                                "eos_in:2", "eos_out:2", "fenced_out:1", "commit:2", "group:4",
-                               "rec_in:4", "rec_out:4", "bidle:8", "eosk_in:2", "eosk_out:2"});
+                               "rec_in:4", "rec_out:4", "bidle:8", "eosk_in:2", "eosk_out:2", "spoof:1"});
         QVERIFY2(err.isEmpty(), qPrintable(err));
     }
 
@@ -193,6 +193,65 @@ private slots:
         auto snap = job->snapshot();
         QCOMPARE(snap.node("src")->errors, 8);
         QCOMPARE(snap.node("src")->recordsOut, 392);
+    }
+
+    // Issue 23 #15: a payload with a top-level `_kafka` replaced the metadata expressions saw
+    // ({"_kafka":{"topic":"spoofed","offset":-1}}) and the output carried duplicate keys. Such
+    // a record now goes to `errors` as it came; the metadata of every record is the broker's.
+    void payloadCannotSpoofKafkaMetadata()
+    {
+        QString err;
+        QVERIFY2(kcatProduce(m_mock.bootstrap, "spoof",
+                             "{\"_kafka\":{\"topic\":\"spoofed\",\"offset\":-1},\"n\":1}\n"
+                             "{\"n\":2}\n"
+                             "{\"_kafka.topic\":\"dotted\",\"n\":3}\n"
+                             "{\"_kafka\":7,\"n\":4}\n"
+                             "{\"n\":5,\"_kafkaesque\":true}\n",
+                             0, false, &err),
+                 qPrintable(err));
+        std::string dir = m_dir.path().toStdString();
+        Json j = pipeline(
+            Json::array(
+                {kafkaSource(m_mock.bootstrap, "spoof", {{"bounded", true}}),
+                 node("f", "filter", {{"expr", "_kafka.topic == 'spoof' and _kafka.offset >= 0"}}),
+                 node("out", "sink.file", {{"path", "spoof.jsonl"}}),
+                 node("bad", "sink.file", {{"path", "spoof-errors.jsonl"}})}),
+            Json::array(
+                {edge("src.out", "f.in"), edge("f.out", "out.in"), edge("src.errors", "bad.in")}));
+        std::string error;
+        auto job = makeJob(j, dir, error);
+        QVERIFY2(job, error.c_str());
+        QCOMPARE(runUntilDone(*job), Job::Status::Finished);
+        job.reset();
+        // Raw lines: a duplicate `_kafka` key would be lost by a JSON parser.
+        std::ifstream in(dir + "/spoof.jsonl");
+        std::vector<std::string> lines;
+        for (std::string l; std::getline(in, l);)
+            lines.push_back(l);
+        QCOMPARE(lines.size(), std::size_t(2));
+        for (const auto &l : lines) {
+            auto first = l.find("\"_kafka\"");
+            QVERIFY2(first != std::string::npos
+                         && l.find("\"_kafka\"", first + 1) == std::string::npos,
+                     l.c_str());
+            QVERIFY2(l.find("spoofed") == std::string::npos, l.c_str());
+        }
+        auto rows = readJsonLines(dir + "/spoof.jsonl");
+        QCOMPARE(rows[0]["n"].get<int>(), 2);
+        QCOMPARE(rows[1]["n"].get<int>(), 5);
+        QCOMPARE(rows[0]["_kafka"]["topic"].get<std::string>(), std::string("spoof"));
+        QCOMPARE(rows[0]["_kafka"]["offset"].get<long long>(), 1LL);
+        auto bad = readJsonLines(dir + "/spoof-errors.jsonl");
+        QCOMPARE(bad.size(), std::size_t(3));
+        for (const auto &b : bad) {
+            QVERIFY2(b["reason"].get<std::string>().find("reserved for the message's metadata")
+                         != std::string::npos,
+                     b.dump().c_str());
+            QVERIFY2(b["where"].get<std::string>().rfind("spoof/0/", 0) == 0, b.dump().c_str());
+            QVERIFY(b["raw"].get<std::string>().find("_kafka") != std::string::npos);
+        }
+        QCOMPARE(bad[0]["record"]["n"].get<int>(), 1);
+        QCOMPARE(bad[0]["record"]["_kafka"]["topic"].get<std::string>(), std::string("spoofed"));
     }
 
     void engineProducesKcatConsumes()

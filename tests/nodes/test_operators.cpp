@@ -13,6 +13,7 @@
 #include "node_harness.hpp"
 // clang-format on
 
+#include <tideline/engine/catalog.hpp>
 #include <tideline/engine/job.hpp>
 #include <tideline/engine/upsert_table.hpp>
 
@@ -20,6 +21,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <set>
 #include <sstream>
@@ -667,6 +669,115 @@ private slots:
         QCOMPARE(dump(h.path(table)), std::string("{\"u\":\"x\",\"d\":1,\"n\":3}\n"
                                                   "{\"u\":\"x\",\"d\":2,\"n\":2}\n"));
         QCOMPARE(r.node("tbl").errors, std::int64_t(1)); // the row without `d`
+    }
+
+    // Issue 23 #14: records without a usable key were only counted in a metric. They go to
+    // the sink's `errors` port with the reason (and so to the designer's ledger), as they came.
+    void upsertSendsRecordsWithoutAKeyToErrors()
+    {
+        const std::string in = h.fresh("upsert_err", "jsonl");
+        writeLines(h.path(in),
+                   {R"({"id":1,"v":"ok"})", R"({"v":"missing"})", R"({"id":null,"v":"null"})",
+                    R"({"id":{"a":1},"v":"object"})", R"({"id":{},"v":"empty object"})",
+                    R"({"id":[1,2],"v":"array"})", R"({"id":"s","v":"string"})"});
+        const std::string table = h.fresh("table", "db");
+        const std::string bad = h.fresh("upsert_bad", "jsonl");
+        Json j = pipeline("upsert-errors",
+                          {node("src", "source.file", {{"path", in}}),
+                           node("tbl", "sink.upsert", {{"path", table}, {"key", {"id"}}}),
+                           node("bad", "sink.file", {{"path", bad}})},
+                          {edge("src.out", "tbl.in"), edge("tbl.errors", "bad.in")});
+        Run r = h.create(j);
+        QVERIFY2(r.job, r.error.c_str());
+        std::vector<tideline::observe::TapEvent> tapped;
+        r.job->setTap(
+            "tbl", [&](const tideline::observe::TapEvent &e) { tapped.push_back(e); },
+            tideline::observe::TapFilter{false, false, true});
+        r.status = r.job->run();
+        QCOMPARE(r.status, tideline::Job::Status::Finished);
+        r.job->publishMetrics();
+        r.metrics = r.job->snapshot();
+        QCOMPARE(dump(h.path(table)), std::string("{\"id\":1,\"v\":\"ok\"}\n"
+                                                  "{\"id\":\"s\",\"v\":\"string\"}\n"
+                                                  "{\"id\":[1,2],\"v\":\"array\"}\n"));
+        auto errors = readJsonLines(h.path(bad));
+        QCOMPARE(errors.size(), std::size_t(4));
+        const std::vector<std::pair<std::string, std::string>> expected = {
+            {"missing", "missing key field `id`"},
+            {"null", "key field `id` is null"},
+            {"object", "key field `id` is an object (a key field must hold a value)"},
+            {"empty object", "key field `id` is an object (a key field must hold a value)"},
+        };
+        for (std::size_t i = 0; i < expected.size(); ++i) {
+            QCOMPARE(errors[i]["node"].get<std::string>(), std::string("tbl"));
+            QCOMPARE(errors[i]["record"]["v"].get<std::string>(), expected[i].first);
+            QCOMPARE(errors[i]["reason"].get<std::string>(), expected[i].second);
+        }
+        QCOMPARE(r.node("tbl").errors, std::int64_t(4));
+        QCOMPARE(r.node("bad").recordsIn, std::int64_t(4));
+        // What the designer's late-data ledger shows: each one, on the errors port.
+        QCOMPARE(tapped.size(), std::size_t(4));
+        for (const auto &e : tapped) {
+            QCOMPARE(e.port, std::string("errors"));
+            QVERIFY(e.role == tideline::observe::TapPortRole::Errors);
+            QVERIFY(e.reason.find("key field `id`") != std::string::npos);
+        }
+    }
+
+    // Issue 23 #16: `map.set {"leak": "'${file:/etc/…}'"}` wrote the file into the output
+    // without a word. The contract lets any string param hold a reference
+    // (shared/pipeline-format.md), so it still resolves; outside connection settings, secrets
+    // and paths validation now warns, naming the param and what the reference does there.
+    void referencesOutsideConnectionSettingsAreWarnedAbout()
+    {
+        const std::string secretFile = h.path(h.fresh("secret", "txt"));
+        writeLines(secretFile, {"FILE-CONTENT"});
+        ::setenv("TIDELINE_TEST_REF_SUFFIX", "suffixed", 1);
+        ::setenv("TIDELINE_TEST_REF_REGION", "eu", 1);
+        Files f = files("refs");
+        writeLines(h.path(f.in), {R"({"a":1,"region":"eu"})", R"({"a":2,"region":"us"})"});
+        Json j = pipeline(
+            "refs",
+            {node("src", "source.file", {{"path", f.in}}),
+             node("m", "map", {{"set", {{"from_file", "'${file:" + secretFile + "}'"}}}}),
+             node("flt", "filter", {{"expr", "region == '${env:TIDELINE_TEST_REF_REGION}'"}}),
+             node("out", "sink.file", {{"path", "refs-${env:TIDELINE_TEST_REF_SUFFIX}.jsonl"}})},
+            {edge("src.out", "m.in"), edge("m.out", "flt.in"), edge("flt.out", "out.in")});
+        auto loaded = tideline::loadSpec(j.dump());
+        QVERIFY(loaded.spec);
+        std::string t = diagnosticsText(loaded.diagnostics);
+        QVERIFY2(loaded.ok(), t.c_str()); // warnings only
+        for (const char *path : {"nodes[1] \"m\": params.set.from_file", "nodes[2] \"flt\": params.expr"})
+            QVERIFY2(t.find(std::string(path) + ": a `${env:…}`/`${file:…}` reference here is "
+                                                 "resolved when the pipeline runs")
+                         != std::string::npos,
+                     t.c_str());
+        QVERIFY2(t.find("`path`") != std::string::npos
+                     && t.find("`bootstrap_servers`") != std::string::npos,
+                 t.c_str());
+        QVERIFY2(t.find("nodes[3]") == std::string::npos, t.c_str()); // a path: no warning
+        tideline::JobOptions options;
+        options.baseDir = h.dir();
+        std::string error;
+        auto job = tideline::Job::create(*loaded.spec, options, error);
+        QVERIFY2(job, error.c_str());
+        QCOMPARE(job->run(), tideline::Job::Status::Finished);
+        job.reset();
+        auto rows = readLines(h.path("refs-suffixed.jsonl")); // the path was resolved
+        QCOMPARE(rows.size(), qsizetype(1));                   // so was the filter's region
+        QVERIFY2(rows[0].contains("\"from_file\":\"FILE-CONTENT\""), qPrintable(rows[0]));
+        // The params the catalog marks as meant for references (no warning there).
+        std::set<std::string> accepting;
+        for (const auto &k : tideline::nodeKinds())
+            for (const auto &d : k.params)
+                if (d.references)
+                    accepting.insert(k.kind + "." + d.name);
+        QCOMPARE(accepting,
+                 (std::set<std::string>{
+                     "source.file.path", "source.kafka.bootstrap_servers", "source.kafka.topic",
+                     "source.kafka.group_id", "source.kafka.properties", "enrich.table",
+                     "sink.file.path", "sink.upsert.path", "sink.kafka.bootstrap_servers",
+                     "sink.kafka.topic", "sink.kafka.transactional_id", "sink.kafka.properties"}));
     }
 
     void upsertRefusesATableWithAnotherKey()

@@ -494,6 +494,90 @@ private Q_SLOTS:
         QVERIFY(lines >= 3);
         QVERIFY(sawServing && sawStopped && sawDiagnostic);
     }
+
+    // Issue 23 #18: with --log-format json, librdkafka's own lines still went to stderr as
+    // its raw text ("%3|1700000000.123|FAIL|rdkafka#consumer-1| ..."). A broker that refuses
+    // connections makes librdkafka log; every line must be one of the runner's JSON objects.
+    void librdkafkaLinesAreJsonLogLinesToo()
+    {
+        TempDir dir;
+        writeFile(dir.file("k.json"), R"({"format":"tideline/1","nodes":[
+          {"id":"src","kind":"source.kafka","params":{"bootstrap_servers":"127.0.0.1:1",
+             "topic":"t","bounded":true}},
+          {"id":"out","kind":"sink.discard"}],
+          "edges":[{"from":"src.out","to":"out.in"},{"from":"src.errors","to":"out.in"}]})");
+        QProcess p;
+        p.start(TIDELINE_RUN_EXE, {"--log-format", "json", dir.file("k.json")});
+        QVERIFY(p.waitForStarted());
+        QString err;
+        QElapsedTimer t;
+        t.start();
+        while (!err.contains("librdkafka") && t.elapsed() < 20000
+               && p.state() == QProcess::Running) {
+            p.waitForReadyRead(100);
+            err += QString::fromUtf8(p.readAllStandardError());
+        }
+        p.kill();
+        p.waitForFinished(5000);
+        err += QString::fromUtf8(p.readAllStandardError());
+        bool sawLibrary = false;
+        for (const QString &line : err.split('\n', Qt::SkipEmptyParts)) {
+            QJsonParseError pe;
+            auto o = QJsonDocument::fromJson(line.toUtf8(), &pe).object();
+            QVERIFY2(pe.error == QJsonParseError::NoError, qPrintable(line));
+            QVERIFY2(o.contains("ts") && o.contains("level") && o.contains("msg"),
+                     qPrintable(line));
+            if (o["library"] == "librdkafka") {
+                sawLibrary = true;
+                QVERIFY2(o["client"].toString().startsWith("tideline-src#consumer"),
+                         qPrintable(line));
+                QVERIFY2(!o["facility"].toString().isEmpty(), qPrintable(line));
+            }
+        }
+        QVERIFY2(sawLibrary, qPrintable(err));
+    }
+
+    // Issue 23 #17: idle connections delayed /health and SIGTERM (3.4 s).
+    void idleClientsDelayNeitherHealthNorShutdown()
+    {
+        TempDir dir;
+        writeFile(dir.file("p.json"), kPaced);
+        Runner r;
+        QVERIFY2(r.start({dir.file("p.json"), "--metrics-listen", "0"}), qPrintable(r.err));
+        std::vector<int> idle;
+        for (int i = 0; i < 70; ++i) { // more than the server holds
+            int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+            timeval tv{2, 0};
+            ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+            sockaddr_in sa{};
+            sa.sin_family = AF_INET;
+            sa.sin_port = htons(static_cast<uint16_t>(r.port));
+            inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+            QCOMPARE(::connect(fd, reinterpret_cast<sockaddr *>(&sa), sizeof sa), 0);
+            idle.push_back(fd);
+        }
+        int partial = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        {
+            sockaddr_in sa{};
+            sa.sin_family = AF_INET;
+            sa.sin_port = htons(static_cast<uint16_t>(r.port));
+            inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+            QCOMPARE(::connect(partial, reinterpret_cast<sockaddr *>(&sa), sizeof sa), 0);
+            ::send(partial, "GET /metrics HTTP/1.1\r\n", 23, MSG_NOSIGNAL);
+        }
+        QElapsedTimer t;
+        for (int i = 0; i < 5; ++i) {
+            t.start();
+            QCOMPARE(httpGet("127.0.0.1", r.port, "/health").status, 200);
+            QVERIFY2(t.elapsed() < 1000, qPrintable(QString::number(t.elapsed())));
+        }
+        t.start();
+        QCOMPARE(r.stop(), 0);
+        QVERIFY2(t.elapsed() < 1500, qPrintable(QString::number(t.elapsed())));
+        for (int fd : idle)
+            ::close(fd);
+        ::close(partial);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestServerEndpoint)

@@ -62,6 +62,38 @@ observe::MetricsSnapshot sampleSnapshot()
     return s;
 }
 
+/// A connected socket (with 3 s timeouts so a stalled server fails the test, not hangs it).
+int connectTo(int port)
+{
+    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    timeval tv{3, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    sockaddr_in sa{};
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons(static_cast<uint16_t>(port));
+    inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+    if (::connect(fd, reinterpret_cast<sockaddr *>(&sa), sizeof sa) != 0) {
+        ::close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/// Everything until the peer closes (or the 3 s timeout).
+std::string readAll(int fd)
+{
+    std::string all;
+    char buf[4096];
+    for (;;) {
+        ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+        if (n <= 0)
+            break;
+        all.append(buf, static_cast<std::size_t>(n));
+    }
+    return all;
+}
+
 } // namespace
 
 class TestServerUnit : public QObject
@@ -234,6 +266,57 @@ private Q_SLOTS:
 
         server.stop();
         QVERIFY(httpGet("127.0.0.1", port, "/metrics").connectErrno != 0);
+    }
+
+    // Issue 23 #17: one idle connection delayed /health by 2 s, 51 idle connections or one
+    // partial request made it time out while they were held, and stop() waited for them.
+    void idleAndPartialClientsDelayNoOne()
+    {
+        MetricsServer server([] { return sampleSnapshot(); },
+                             MetricsServer::Limits{16, 1500, 10000});
+        std::string err;
+        QVERIFY(server.start(*parseListenAddress("0", err), err));
+        const int port = server.port();
+        // More idle connections than the cap, and one that sends half a request.
+        std::vector<int> idle;
+        for (int i = 0; i < 40; ++i) {
+            int fd = connectTo(port);
+            QVERIFY(fd >= 0);
+            idle.push_back(fd);
+        }
+        int partial = connectTo(port);
+        QVERIFY(partial >= 0);
+        const std::string head = "GET /health HTTP/1.1\r\nHost: x\r\n";
+        QCOMPARE(::send(partial, head.data(), head.size(), MSG_NOSIGNAL), ssize_t(head.size()));
+        QElapsedTimer t;
+        for (int i = 0; i < 10; ++i) {
+            t.start();
+            auto r = httpGet("127.0.0.1", port, i % 2 ? "/metrics" : "/health");
+            QCOMPARE(r.status, 200);
+            QVERIFY2(t.elapsed() < 500, qPrintable(QString::number(t.elapsed())));
+        }
+        // The partial request is still being served (the idle ones made room at the cap):
+        // its end comes, its answer follows.
+        QCOMPARE(::send(partial, "\r\n", 2, MSG_NOSIGNAL), ssize_t(2));
+        QCOMPARE(readAll(partial).substr(0, 15), std::string("HTTP/1.1 200 OK"));
+        ::close(partial);
+        // A client that never finishes its request is dropped after the request timeout.
+        int slow = connectTo(port);
+        QCOMPARE(::send(slow, "GET /he", 7, MSG_NOSIGNAL), ssize_t(7));
+        t.start();
+        QCOMPARE(readAll(slow), std::string()); // closed without an answer
+        QVERIFY2(t.elapsed() >= 1000 && t.elapsed() < 4000,
+                 qPrintable(QString::number(t.elapsed())));
+        ::close(slow);
+        // stop() does not wait for the clients it holds.
+        for (int i = 0; i < 8; ++i)
+            idle.push_back(connectTo(port));
+        QTest::qWait(50);
+        t.start();
+        server.stop();
+        QVERIFY2(t.elapsed() < 300, qPrintable(QString::number(t.elapsed())));
+        for (int fd : idle)
+            ::close(fd);
     }
 
     void portInUseIsAClearError()

@@ -32,9 +32,6 @@ std::unique_ptr<Expression> checkExpression(const NodeValidationContext &ctx,
                                             Want want,
                                             const std::optional<std::vector<std::string>> &known)
 {
-    // ${env:..}/${file:..} references are resolved only when the pipeline runs.
-    if (text.rfind("${env:", 0) == 0 || text.rfind("${file:", 0) == 0)
-        return nullptr;
     CompileError err;
     auto e = compileWanted(text, want, err);
     if (!e) {

@@ -9,9 +9,6 @@
 #include <tideline/engine/record_json.hpp>
 
 #include <algorithm>
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 namespace tideline {
 
@@ -44,57 +41,6 @@ void Output::emitIdle(bool idle)
 bool Output::connected(int port) const
 {
     return m_rt->connected(m_node, port);
-}
-
-// --- OperatorContext ---
-
-std::string OperatorContext::resolve(const std::string &value) const
-{
-    std::string out;
-    std::size_t pos = 0;
-    while (true) {
-        std::size_t start = value.find("${", pos);
-        if (start == std::string::npos) {
-            out += value.substr(pos);
-            return out;
-        }
-        std::size_t end = value.find('}', start);
-        if (end == std::string::npos) {
-            out += value.substr(pos);
-            return out;
-        }
-        out += value.substr(pos, start - pos);
-        std::string ref = value.substr(start + 2, end - start - 2);
-        if (ref.rfind("env:", 0) == 0) {
-            const char *v = std::getenv(ref.substr(4).c_str());
-            if (!v)
-                throw ConfigError("environment variable " + ref.substr(4)
-                                  + " is not set (referenced as ${" + ref + "})");
-            out += v;
-        } else if (ref.rfind("file:", 0) == 0) {
-            std::ifstream in(ref.substr(5));
-            if (!in)
-                throw ConfigError("cannot read " + ref.substr(5) + " (referenced as ${" + ref
-                                  + "})");
-            std::stringstream ss;
-            ss << in.rdbuf();
-            std::string content = ss.str();
-            while (!content.empty() && (content.back() == '\n' || content.back() == '\r'))
-                content.pop_back();
-            out += content;
-        } else {
-            out += value.substr(start, end - start + 1);
-        }
-        pos = end + 1;
-    }
-}
-
-std::string OperatorContext::path(const std::string &value) const
-{
-    std::string p = resolve(value);
-    if (p.empty() || p[0] == '/')
-        return p;
-    return baseDir + "/" + p;
 }
 
 // --- Runtime ---

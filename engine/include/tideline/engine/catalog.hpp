@@ -41,7 +41,14 @@ struct ParamDesc
     std::vector<std::string> choices; ///< for Enum
     std::string help;                 ///< one sentence, shown in the inspector
     bool secret = false;              ///< must be given as ${env:..}/${file:..}
-    std::vector<ParamDesc> fields;    ///< for Object / ObjectList
+    /// ${env:NAME} / ${file:/path} references are resolved in this param (connection
+    /// settings, secrets, paths). Everywhere else such text is a validation error, and the
+    /// runtime never resolves it: an expression or a computed field cannot read a file.
+    bool references = false;
+    /// Path: a file the node reads when it starts. Such a node's open() only reads, so
+    /// validateEnvironment() opens the node to judge the file as the run does.
+    bool input = false;
+    std::vector<ParamDesc> fields; ///< for Object / ObjectList
 };
 
 enum class PortRole { Data, Late, Errors };

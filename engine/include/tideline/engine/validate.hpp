@@ -17,6 +17,13 @@ std::vector<Diagnostic> validate(const PipelineSpec &spec);
 /// Without it, relative paths are compared as written (`./a` and `a` are still the same).
 std::vector<Diagnostic> validate(const PipelineSpec &spec, const std::string &baseDir);
 
+/// What `tideline-run --validate` checks beyond validate(), on the machine it runs on, so that a
+/// file that passes also starts there: every ${env:…}/${file:…} reference resolves, and every
+/// file a node reads when it starts (ParamDesc::input) can be opened. `baseDir` is the
+/// pipeline file's folder. The designer does not call it: a pipeline may be meant for another
+/// machine.
+std::vector<Diagnostic> validateEnvironment(const PipelineSpec &spec, const std::string &baseDir);
+
 /// Would adding this edge be accepted? Returns "" or the reason it is refused (wrong
 /// direction, unknown port, input already connected, cycle). Used by the designer while
 /// dragging a connection.

@@ -53,4 +53,33 @@ rd_kafka_conf_t *buildConf(const std::vector<ConfEntry> &engineSettings,
 /// Replaces every occurrence of the given secret values in `text` by "[redacted]".
 std::string redact(std::string text, const std::vector<std::string> &secrets);
 
+/// What source.kafka / sink.kafka set themselves, before their properties (shared by open()
+/// and validation, so both check the same client). An empty transactionalId: not
+/// transactional.
+std::vector<ConfEntry>
+consumerSettings(const std::string &bootstrap, const std::string &group, const std::string &nodeId);
+std::vector<ConfEntry> producerSettings(const std::string &bootstrap,
+                                        const std::string &nodeId,
+                                        const std::string &transactionalId);
+
+/// A setting librdkafka refuses: the param it came from ("properties.fetch.max.bytes",
+/// "properties" for how several fit together, "" for one the node sets) and why. An empty
+/// message: no problem.
+struct ConfProblem
+{
+    std::string param;
+    std::string message;
+};
+
+/// For validation: would librdkafka create a client from these settings? Applies them as
+/// buildConf() does, without bootstrap.servers, and creates a client that never connects. A
+/// reference that resolves here gives its value; one that does not is a placeholder for a
+/// secret and is left out otherwise.
+ConfProblem
+checkClientConf(const std::vector<ConfEntry> &engineSettings, const Json &properties, Role role);
+
+/// Routes the client's log lines to the handler of client_log.hpp, when one is installed
+/// (otherwise librdkafka keeps printing to stderr). kafka_log.cpp.
+void installLogCallback(rd_kafka_conf_t *conf);
+
 } // namespace tideline::kafka

@@ -65,10 +65,10 @@ public:
         , m_node(ctx.spec.id)
     {
         const Json &p = ctx.spec.params;
-        m_bootstrap = ctx.resolve(p.value("bootstrap_servers", std::string()));
-        m_topic = ctx.resolve(p.value("topic", std::string()));
+        m_bootstrap = ctx.resolve("bootstrap_servers", p.value("bootstrap_servers", std::string()));
+        m_topic = ctx.resolve("topic", p.value("topic", std::string()));
         m_topicInterned = internPath(m_topic); // process-lifetime bytes for _kafka.topic
-        m_group = ctx.resolve(p.value("group_id", std::string("tideline")));
+        m_group = ctx.resolve("group_id", p.value("group_id", std::string("tideline")));
         std::string start = p.value("start", std::string("earliest"));
         m_start = start == "latest"      ? Start::Latest
                   : start == "committed" ? Start::Committed
@@ -99,25 +99,11 @@ public:
 
     void open() override
     {
-        std::vector<kafka::ConfEntry> engine = {
-            {"bootstrap.servers", m_bootstrap},
-            {"group.id", m_group},
-            {"client.id", "tideline-" + m_node},
-            {"enable.auto.commit", "false"},
-            {"enable.auto.offset.store", "false"},
-            {"enable.partition.eof", "false"},
-            {"auto.offset.reset", "error"},
-            // Prefetch. librdkafka 2.0.2 compares queued.min.messages with the length of the
-            // consumer queue that every assigned partition forwards into, i.e. with the total
-            // over all partitions: at the default (100,000) or 200,000 the fetcher stopped
-            // and resumed late, and a 32-partition topic was consumed 2-3x slower than with
-            // 1,000,000 (tideline-kafka-bench). Memory stays bounded by
-            // queued.max.messages.kbytes (64 MiB by default). Both can be overridden.
-            {"queued.min.messages", "1000000"},
-        };
+        std::vector<kafka::ConfEntry> engine
+            = kafka::consumerSettings(m_bootstrap, m_group, m_node);
         rd_kafka_conf_t *conf = kafka::buildConf(
             engine, m_properties, kafka::Role::Consumer,
-            [this](const std::string &v) { return m_ctx.resolve(v); }, m_node);
+            [this](const std::string &v) { return m_ctx.resolve("properties", v); }, m_node);
         rd_kafka_conf_set_opaque(conf, this);
         if (!m_bounded)
             rd_kafka_conf_set_rebalance_cb(conf, &KafkaSource::onRebalance);
@@ -582,16 +568,28 @@ private:
             = m->payload ? std::string_view(static_cast<const char *>(m->payload), m->len)
                          : std::string_view();
         Record rec;
-        if (!m->payload || !m_parser.parse(payload, rec, m_error)) {
+        auto where = [&]() -> const std::string & {
             m_where.clear();
             m_where += m_topic;
             m_where += '/';
             m_where += std::to_string(m->partition);
             m_where += '/';
             m_where += std::to_string(m->offset);
+            return m_where;
+        };
+        if (!m->payload || !m_parser.parse(payload, rec, m_error)) {
             if (!m->payload)
                 m_error = "message has no value (tombstone)";
-            out.emitError("malformed JSON: " + m_error, Record(), kMinTime, payload, m_where);
+            out.emitError("malformed JSON: " + m_error, Record(), kMinTime, payload, where());
+            return true;
+        }
+        if (rec.has("_kafka")) [[unlikely]] {
+            // `_kafka` is the message's metadata: a payload must neither replace it (what
+            // expressions and keys would see) nor sit next to it (duplicate keys on output).
+            // The record is not rewritten: it goes to `errors` as it came.
+            out.emitError("payload has a top-level `_kafka` field, which is reserved for the "
+                          "message's metadata (rename it upstream)",
+                          std::move(rec), kMinTime, payload, where());
             return true;
         }
         // Field names are literals and the topic an interned copy: the record points at them

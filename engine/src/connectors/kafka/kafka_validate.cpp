@@ -11,13 +11,35 @@ namespace tideline {
 
 namespace {
 
+/// The allowlist, then what librdkafka itself would refuse when the node opens its client.
 void checkProps(const NodeValidationContext &ctx, kafka::Role role)
 {
-    const Json &p = ctx.spec.nodes[static_cast<std::size_t>(ctx.nodeIndex)].params;
-    if (!p.contains("properties"))
-        return;
-    for (const auto &[key, why] : kafka::checkProperties(p["properties"], role))
+    const NodeSpec &n = ctx.spec.nodes[static_cast<std::size_t>(ctx.nodeIndex)];
+    const Json &p = n.params;
+    const Json properties = p.contains("properties") ? p["properties"] : Json::object();
+    bool refused = false;
+    for (const auto &[key, why] : kafka::checkProperties(properties, role)) {
         ctx.error("properties." + key, why);
+        refused = true;
+    }
+    if (refused)
+        return;
+    // Values the node resolves at run time stand in as placeholders of the same shape.
+    auto literal = [&](const char *name, const std::string &fallback) {
+        std::string v = p.value(name, fallback);
+        return v.find("${") != std::string::npos || v.empty() ? fallback : v;
+    };
+    std::vector<kafka::ConfEntry> engine;
+    if (role == kafka::Role::Consumer) {
+        engine = kafka::consumerSettings("", literal("group_id", "tideline"), n.id);
+    } else {
+        const bool eos = p.value("delivery", std::string("at_least_once")) == "exactly_once";
+        engine = kafka::producerSettings(
+            "", n.id, eos ? literal("transactional_id", "tideline-" + n.id) : std::string());
+    }
+    kafka::ConfProblem problem = kafka::checkClientConf(engine, properties, role);
+    if (!problem.message.empty())
+        ctx.error(problem.param, problem.message);
 }
 
 void checkServers(const NodeValidationContext &ctx)
@@ -147,7 +169,11 @@ void validateKafkaSink(const NodeValidationContext &ctx)
         if (std::find(down.begin(), down.end(), ctx.nodeIndex) == down.end())
             continue;
         ++sources;
-        sourceServers = ctx.spec.nodes[i].params.value("bootstrap_servers", std::string());
+        // Another node: its params may be of the wrong type (reported there).
+        const Json &sp = ctx.spec.nodes[i].params;
+        sourceServers = sp.contains("bootstrap_servers") && sp["bootstrap_servers"].is_string()
+                            ? sp["bootstrap_servers"].get<std::string>()
+                            : std::string();
     }
     if (sources != 1)
         ctx.error("delivery",

@@ -37,9 +37,11 @@ private:
 
 std::unique_ptr<Operator> makeFilter(const OperatorContext &ctx)
 {
-    std::string text = ctx.resolve(ctx.spec.params.at("expr").get<std::string>());
-    return std::make_unique<FilterOperator>(
-        expr::compileOrThrow("expr", text, expr::Want::Boolean));
+    // References are resolved before compiling (the contract allows them in any string
+    // param; validation warns that they become part of the program here).
+    return std::make_unique<FilterOperator>(expr::compileOrThrow(
+        "expr", ctx.resolve("expr", ctx.spec.params.at("expr").get<std::string>()),
+        expr::Want::Boolean));
 }
 
 void validateFilter(const NodeValidationContext &ctx)

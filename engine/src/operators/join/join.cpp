@@ -399,10 +399,12 @@ void validateJoin(const NodeValidationContext &ctx)
         ctx.error("left_key", "list at least one field, e.g. [\"ad_id\"]");
     if (rk != p.end() && rk->is_array() && rk->empty())
         ctx.error("right_key", "list at least one field, e.g. [\"ad_id\"]");
-    if (lk != p.end() && rk != p.end() && lk->is_array() && rk->is_array() && !lk->empty()
-        && !rk->empty() && lk->size() != rk->size())
-        ctx.error("right_key", "has " + std::to_string(rk->size()) + " field(s) but left_key has "
-                                   + std::to_string(lk->size())
+    // Sizes as the operator reads them (a string is a one-field list).
+    const auto lks = keys::stringListParam(p, "left_key"),
+               rks = keys::stringListParam(p, "right_key");
+    if (lk != p.end() && rk != p.end() && !lks.empty() && !rks.empty() && lks.size() != rks.size())
+        ctx.error("right_key", "has " + std::to_string(rks.size()) + " field(s) but left_key has "
+                                   + std::to_string(lks.size())
                                    + ": keys are compared field by field");
     auto lo = p.find("lower_ms"), up = p.find("upper_ms");
     if (lo != p.end() && up != p.end() && lo->is_number_integer() && up->is_number_integer()

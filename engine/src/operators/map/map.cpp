@@ -3,6 +3,7 @@
 
 #include "expr/schema.hpp"
 #include "expr/validate_expr.hpp"
+#include "operators/keys/params.hpp"
 #include "operators/operators.hpp"
 
 #include <algorithm>
@@ -53,14 +54,10 @@ private:
     std::vector<std::string> m_drop;
 };
 
+// keep/drop: a list of field paths, or one path as a string (the catalog's shorthand).
 std::vector<std::string> stringList(const Json &params, const char *name)
 {
-    std::vector<std::string> out;
-    if (auto it = params.find(name); it != params.end() && it->is_array())
-        for (const auto &v : *it)
-            if (v.is_string())
-                out.push_back(v.get<std::string>());
-    return out;
+    return keys::stringListParam(params, name);
 }
 
 /// A field path written as a key of `set`: dotted segments, none empty.
@@ -78,9 +75,11 @@ std::unique_ptr<Operator> makeMap(const OperatorContext &ctx)
     std::vector<Assignment> set;
     if (auto it = ctx.spec.params.find("set"); it != ctx.spec.params.end() && it->is_object())
         for (auto s = it->begin(); s != it->end(); ++s) {
-            std::string text = ctx.resolve(s.value().get<std::string>());
+            // References resolved as in filter (validation warns about them here).
             set.push_back({internPath(s.key()),
-                           expr::compileOrThrow("set." + s.key(), text, expr::Want::Anything)});
+                           expr::compileOrThrow("set." + s.key(),
+                                                ctx.resolve("set", s.value().get<std::string>()),
+                                                expr::Want::Anything)});
         }
     return std::make_unique<MapOperator>(std::move(set), stringList(ctx.spec.params, "keep"),
                                          stringList(ctx.spec.params, "drop"));

@@ -11,6 +11,7 @@
 // are emitted in order of (completion time, encoded group key); rows in arrival order.
 
 #include "operators/keys/key_encoder.hpp"
+#include "operators/keys/params.hpp"
 #include "operators/operators.hpp"
 
 #include <set>
@@ -51,8 +52,8 @@ public:
         , m_size(ctx.spec.params.value("size_ms", std::int64_t(0)))
     {
         std::vector<std::string> by;
-        if (auto it = ctx.spec.params.find("by"); it != ctx.spec.params.end() && it->is_array())
-            by = it->get<std::vector<std::string>>();
+        if (auto it = ctx.spec.params.find("by"); it != ctx.spec.params.end())
+            by = keys::stringListParam(ctx.spec.params, "by"); // a string is a one-field list
         else if (m_size == 0)
             by = {"window_start", "window_end"};
         m_by = keys::KeyEncoder(std::move(by));

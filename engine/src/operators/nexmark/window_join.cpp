@@ -11,6 +11,7 @@
 
 #include "operators/keys/key_encoder.hpp"
 #include "operators/keys/key_table.hpp"
+#include "operators/keys/params.hpp"
 #include "operators/operators.hpp"
 
 #include <map>
@@ -26,8 +27,8 @@ public:
     explicit WindowJoinOperator(const OperatorContext &ctx)
         : m_size(ctx.spec.params.value("size_ms", std::int64_t(1)))
         , m_semi(ctx.spec.params.value("output", std::string("pairs")) == "left_semi")
-        , m_leftKey(ctx.spec.params.value("left_key", std::vector<std::string>{}))
-        , m_rightKey(ctx.spec.params.value("right_key", std::vector<std::string>{}))
+        , m_leftKey(keys::stringListParam(ctx.spec.params, "left_key"))
+        , m_rightKey(keys::stringListParam(ctx.spec.params, "right_key"))
     {
     }
 
@@ -204,13 +205,14 @@ std::unique_ptr<Operator> makeWindowJoin(const OperatorContext &ctx)
 void validateWindowJoin(const NodeValidationContext &ctx)
 {
     const Json &p = ctx.spec.nodes[static_cast<std::size_t>(ctx.nodeIndex)].params;
-    auto l = p.find("left_key"), r = p.find("right_key");
-    if (l != p.end() && r != p.end() && l->is_array() && r->is_array()) {
-        if (l->empty())
+    // Read as the operator reads them (a string is a one-field list).
+    const auto l = keys::stringListParam(p, "left_key"), r = keys::stringListParam(p, "right_key");
+    if (p.contains("left_key") && p.contains("right_key")) {
+        if (l.empty())
             ctx.error("left_key", "must name at least one key field");
-        else if (l->size() != r->size())
+        else if (l.size() != r.size())
             ctx.error("right_key",
-                      "must have as many fields as left_key (" + std::to_string(l->size()) + ")");
+                      "must have as many fields as left_key (" + std::to_string(l.size()) + ")");
     }
 }
 

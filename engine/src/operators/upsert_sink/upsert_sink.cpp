@@ -46,10 +46,16 @@ public:
 
     void processRecord(int, Record &&record, Output &out) override
     {
-        if (!m_enc.encode(record, m_key)) {
-            // A row needs its whole key: report it rather than invent a null key.
-            out.emitError("missing_key", std::move(record), m_w);
-            return;
+        const bool complete = m_enc.encode(record, m_key);
+        // 0x06 tags a raw value (an array or an empty object); other encodings may contain the
+        // byte too, which costs only the closer look.
+        if (!complete || m_key.find('\x06') != std::string::npos) [[unlikely]] {
+            // A row needs its whole key, as a value: report it rather than invent a null key
+            // or key rows by an object's text.
+            if (std::string why = keyProblem(record); !why.empty()) {
+                out.emitError(why, std::move(record), m_w);
+                return;
+            }
         }
         m_value.clear();
         appendJson(record, m_value);
@@ -114,6 +120,25 @@ public:
     }
 
 private:
+    /// Why `r` has no usable key ("" when it has one): a key field that is missing, null or
+    /// an object.
+    std::string keyProblem(const Record &r) const
+    {
+        for (const auto &path : m_enc.paths()) {
+            const int idx = r.indexOf(path);
+            if (idx < 0)
+                return r.hasObject(path)
+                           ? "key field `" + path + "` is an object (a key field must hold a value)"
+                           : "missing key field `" + path + "`";
+            const Value v = r.valueAt(static_cast<std::size_t>(idx));
+            if (v.isNull())
+                return "key field `" + path + "` is null";
+            if (v.type == ValueType::Raw && !v.s.empty() && v.s.front() == '{')
+                return "key field `" + path + "` is an object (a key field must hold a value)";
+        }
+        return {};
+    }
+
     void commit(bool sync)
     {
         std::string error;
@@ -141,8 +166,7 @@ std::unique_ptr<Operator> makeUpsertSink(const OperatorContext &ctx)
     if (key.empty())
         throw ConfigError("params.key: list at least one field");
     return std::make_unique<UpsertSink>(
-        ctx.spec.id, ctx.path(ctx.resolve(keys::stringParam(ctx.spec.params, "path"))),
-        std::move(key));
+        ctx.spec.id, ctx.path("path", keys::stringParam(ctx.spec.params, "path")), std::move(key));
 }
 
 void validateUpsertSink(const NodeValidationContext &ctx)

@@ -8,6 +8,7 @@
 
 #include <tideline/engine/validate.hpp>
 
+#include <algorithm>
 #include <set>
 
 namespace tideline {
@@ -93,11 +94,13 @@ bool readWindowConfig(const Json &params, WindowConfig &cfg, std::string &error)
     }
     cfg.key.clear();
     if (auto it = params.find("key"); it != params.end() && !it->is_null()) {
-        if (!it->is_array()) {
+        // One field may be given as a string, as for every list of field paths.
+        const Json list = it->is_string() ? Json::array({*it}) : *it;
+        if (!list.is_array()) {
             error = "params.key: must be a list of field paths";
             return false;
         }
-        for (const auto &k : *it) {
+        for (const auto &k : list) {
             if (!k.is_string() || k.get<std::string>().empty()) {
                 error = "params.key: every entry must be a non-empty field path";
                 return false;
@@ -145,7 +148,9 @@ bool readWindowConfig(const Json &params, WindowConfig &cfg, std::string &error)
 
 using namespace window;
 
-void validateWindow(const NodeValidationContext &ctx)
+namespace {
+
+void validateWindowParams(const NodeValidationContext &ctx)
 {
     const Json &params = ctx.spec.nodes[static_cast<std::size_t>(ctx.nodeIndex)].params;
     if (!params.is_object())
@@ -216,11 +221,13 @@ void validateWindow(const NodeValidationContext &ctx)
 
     // --- key fields ---
     std::vector<std::string> keys;
-    if (auto it = params.find("key"); it != params.end() && it->is_array()) {
+    if (auto it = params.find("key"); it != params.end() && (it->is_array() || it->is_string())) {
+        const bool one = it->is_string(); // the one-field shorthand
+        const Json list = one ? Json::array({*it}) : *it;
         std::set<std::string> seen;
-        for (std::size_t i = 0; i < it->size(); ++i) {
-            const Json &k = (*it)[i];
-            const std::string where = "key[" + std::to_string(i) + "]";
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const Json &k = list[i];
+            const std::string where = one ? "key" : "key[" + std::to_string(i) + "]";
             if (!k.is_string())
                 continue; // type error from the descriptors
             const std::string name = k.get<std::string>();
@@ -321,6 +328,32 @@ void validateWindow(const NodeValidationContext &ctx)
             }
         }
         names.emplace_back(as, where);
+    }
+}
+
+} // namespace
+
+void validateWindow(const NodeValidationContext &ctx)
+{
+    const std::size_t before = ctx.out.size();
+    validateWindowParams(ctx);
+    const bool reported
+        = std::any_of(ctx.out.begin() + static_cast<std::ptrdiff_t>(before), ctx.out.end(),
+                      [](const Diagnostic &d) { return d.isError(); });
+    if (reported)
+        return;
+    // The run reads the params with readWindowConfig(): whatever it refuses must be refused
+    // here too, or a pipeline that validates would fail at start.
+    WindowConfig cfg;
+    std::string error;
+    if (!readWindowConfig(ctx.spec.nodes[static_cast<std::size_t>(ctx.nodeIndex)].params, cfg,
+                          error)) {
+        std::string param;
+        if (error.rfind("params.", 0) == 0 && error.find(':') != std::string::npos) {
+            param = error.substr(7, error.find(':') - 7);
+            error = error.substr(error.find(':') + 2);
+        }
+        ctx.error(param, error);
     }
 }
 
