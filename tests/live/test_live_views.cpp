@@ -119,6 +119,8 @@ private Q_SLOTS:
     void windowsKeepWhetherTheyFiredAfterTheEnd();
     void timelineDotsAndBarsExplainThemselves();
     void outputPreviewReadsAndSearches();
+    void aFileFromElsewhereAsksBeforeItRuns();
+    void anUnsavedPipelineWithRelativePathsIsSavedFirst();
 };
 
 void TestLiveViews::viewsAreEmptiedByNewAndOpen()
@@ -723,6 +725,82 @@ void TestLiveViews::outputPreviewReadsAndSearches()
         QCOMPARE(t->item(r, L::OutputPreview::Emit)->text(), QStringLiteral("update"));
     preview->search()->clear();
     QCOMPARE(t->rowCount(), all);
+}
+
+void TestLiveViews::aFileFromElsewhereAsksBeforeItRuns()
+{
+    // Opened by MIME type (a double-click in a file manager) = opened from the command line:
+    // the first Run asks, naming what it reads and writes; No runs nothing.
+    Session s(kSessions);
+    QStringList asked;
+    bool answer = false;
+    s.window.setRunConfirmer([&](const QString &details) {
+        asked << details;
+        return answer;
+    });
+    auto *run = s.live->findChild<QAction *>(QStringLiteral("Live.Run"));
+    run->trigger();
+    QCOMPARE(asked.size(), 1);
+    QVERIFY2(asked[0].contains(QStringLiteral("activity.jsonl"))
+                 && asked[0].contains(QStringLiteral("out/sessions.jsonl")),
+             qPrintable(asked[0]));
+    QCOMPARE(s.bridge()->state(), State::Idle);
+    answer = true;
+    run->trigger();
+    QCOMPARE(asked.size(), 2);
+    QTRY_COMPARE_WITH_TIMEOUT(s.bridge()->state(), State::Finished, 60000);
+    // Confirmed once: the same file runs again without asking, also after reopening it.
+    run->trigger();
+    QTRY_COMPARE_WITH_TIMEOUT(s.bridge()->state(), State::Finished, 60000);
+    QVERIFY(s.window.openPath(s.path));
+    run->trigger();
+    QCOMPARE(asked.size(), 2);
+    QTRY_COMPARE_WITH_TIMEOUT(s.bridge()->state(), State::Finished, 60000);
+    // Changed behind our back: asks again.
+    {
+        QFile f(s.path);
+        QVERIFY(f.open(QIODevice::Append));
+        f.write("\n");
+    }
+    QVERIFY(s.window.openPath(s.path));
+    run->trigger();
+    QCOMPARE(asked.size(), 3);
+    // Made here: never asks.
+    s.window.action(QStringLiteral("File.New"))->trigger();
+    QVERIFY(s.window.confirmRun());
+    QCOMPARE(asked.size(), 3);
+}
+
+void TestLiveViews::anUnsavedPipelineWithRelativePathsIsSavedFirst()
+{
+    MainWindow w;
+    auto *live = installLiveViews(w);
+    QString error;
+    QVERIFY(w.document().openText(R"({"format":"tideline/1","name":"u","nodes":[
+        {"id":"src","kind":"source.file","params":{"path":"activity.jsonl"},"ui":{"x":0,"y":0}},
+        {"id":"out","kind":"sink.discard","params":{},"ui":{"x":300,"y":0}}],
+        "edges":[{"from":"src.out","to":"out.in"},{"from":"src.errors","to":"out.in"}]})",
+                                  QString(), &error));
+    QVERIFY(w.document().filePath().isEmpty());
+    // Not against the folder the designer happened to start in.
+    QVERIFY(!live->startRun(false, &error));
+    QVERIFY2(error.contains(QStringLiteral("save the pipeline first")), qPrintable(error));
+    // Run offers Save As; cancelled, nothing runs.
+    QStringList asked;
+    w.setFileChooser([&](bool save, const QString &) {
+        asked << (save ? QStringLiteral("save") : QStringLiteral("open"));
+        return QString();
+    });
+    live->findChild<QAction *>(QStringLiteral("Live.Run"))->trigger();
+    QCOMPARE(asked, QStringList{QStringLiteral("save")});
+    QCOMPARE(live->bridge()->state(), State::Idle);
+    // Saved next to its data: it runs, reading the file beside it.
+    QTemporaryDir dir;
+    QVERIFY(copyPipelineFolder(kSessions, dir.path()));
+    w.setFileChooser([&](bool, const QString &) { return dir.filePath(QStringLiteral("u.json")); });
+    live->findChild<QAction *>(QStringLiteral("Live.Run"))->trigger();
+    QTRY_COMPARE_WITH_TIMEOUT(live->bridge()->state(), State::Finished, 60000);
+    QVERIFY(live->shownSnapshot().recordsRead > 0);
 }
 
 QTEST_MAIN(TestLiveViews)
