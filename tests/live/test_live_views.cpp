@@ -121,6 +121,7 @@ private Q_SLOTS:
     void outputPreviewReadsAndSearches();
     void aFileFromElsewhereAsksBeforeItRuns();
     void anUnsavedPipelineWithRelativePathsIsSavedFirst();
+    void aWindowNoRecordReachedSaysWhereTheyWent();
 };
 
 void TestLiveViews::viewsAreEmptiedByNewAndOpen()
@@ -803,6 +804,37 @@ void TestLiveViews::anUnsavedPipelineWithRelativePathsIsSavedFirst()
     live->findChild<QAction *>(QStringLiteral("Live.Run"))->trigger();
     QTRY_COMPARE_WITH_TIMEOUT(live->bridge()->state(), State::Finished, 60000);
     QVERIFY(live->shownSnapshot().recordsRead > 0);
+}
+
+void TestLiveViews::aWindowNoRecordReachedSaysWhereTheyWent()
+{
+    // Valid, but the watermark reads ISO-8601 where the file has epoch ms: every record goes to
+    // event_time.errors. The timeline says so and points at the ledger.
+    QTemporaryDir dir;
+    QVERIFY(copyPipelineFolder(kSessions, dir.path()));
+    const QString path = dir.filePath(QStringLiteral("pipeline.json"));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QByteArray json = f.readAll();
+    f.close();
+    json.replace("\"time_field\": \"t\"", "\"time_field\": \"t\", \"time_format\": \"iso8601\"");
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(json);
+    f.close();
+    MainWindow w;
+    auto *live = installLiveViews(w);
+    QVERIFY(w.openPath(path));
+    QCOMPARE(w.document().errorCount(), 0);
+    live->paceBox()->setCurrentIndex(live->paceBox()->findData(QStringLiteral("flat")));
+    QString error;
+    QVERIFY2(live->startRun(false, &error), qPrintable(error));
+    QTRY_COMPARE_WITH_TIMEOUT(live->bridge()->state(), State::Finished, 60000);
+    live->selectNode(QStringLiteral("sessions"));
+    const QString note = live->timeline()->canvas()->emptyNote();
+    QVERIFY2(note.contains(QStringLiteral("`event_time.errors`"))
+                 && note.contains(QStringLiteral("ledger")),
+             qPrintable(note));
+    QVERIFY(live->ledger()->model()->countOf(L::TapRole::Errors) > 0);
 }
 
 QTEST_MAIN(TestLiveViews)
