@@ -111,6 +111,16 @@ void ExportDialog::doExport()
         if (!name.isEmpty())
             findings[std::size_t(i)].envName = sstr(name);
     }
+    // Two secrets, one variable: the server could only give both the same value.
+    for (std::size_t i = 0; i < findings.size(); ++i)
+        for (std::size_t j = i + 1; j < findings.size(); ++j)
+            if (findings[i].envName == findings[j].envName) {
+                m_status->setText(
+                    tr("%1 and %2 both use ${env:%3}: give each secret its own "
+                       "variable.")
+                        .arg(findings[i].where(), findings[j].where(), qstr(findings[i].envName)));
+                return;
+            }
     QString error;
     const QString path = m_path->text().trimmed();
     if (path.isEmpty() || !exportForServer(m_spec, findings, path, &error)) {

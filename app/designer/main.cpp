@@ -1,10 +1,11 @@
 // tideline: the pipeline designer.
 //   tideline [PIPELINE.json] [--screenshot OUT.png] [--size WxH] [--run PACE] [--after MS]
-//            [--presentation SCALE] [--select NODE]
+//            [--presentation SCALE] [--select NODE] [--raise DOCK]
 // --screenshot renders the main window to a PNG and exits (docs and tests): after loading,
 // or with --run after the run has gone on for --after ms (then paused, so that every view
 // shows the same moment). PACE is a choice of the Run toolbar: rps:20, speed:60, flat, file.
-// --presentation sets the presentation scale (View > Presentation mode), e.g. 1.5.
+// --presentation sets the presentation scale (View > Presentation mode), e.g. 1.5. --raise
+// brings a dock forward for the shot: lateLedgerDock, liveChartsDock, outputPreviewDock, ...
 
 #include "engine_bridge.hpp"
 #include "graph/graph_scene.hpp"
@@ -18,6 +19,7 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QCommandLineParser>
+#include <QDockWidget>
 #include <QScreen>
 #include <QTimer>
 
@@ -62,6 +64,11 @@ int main(int argc, char **argv)
         QStringLiteral("Presentation scale (View > Presentation mode), e.g. 1.5."),
         QStringLiteral("SCALE"));
     parser.addOption(presentation);
+    QCommandLineOption raise(QStringLiteral("raise"),
+                             QStringLiteral("With --screenshot: bring this dock forward "
+                                            "(e.g. lateLedgerDock)."),
+                             QStringLiteral("DOCK"));
+    parser.addOption(raise);
     parser.addPositionalArgument(QStringLiteral("pipeline"),
                                  QStringLiteral("Pipeline file to open."));
     parser.process(app);
@@ -90,7 +97,10 @@ int main(int argc, char **argv)
         window.move(0, 0);
         window.show();
         const QString out = parser.value(screenshot);
-        auto grab = [&window, out, &opened] {
+        const QString dockName = parser.value(raise);
+        auto grab = [&window, out, &opened, dockName] {
+            if (auto *d = window.findChild<QDockWidget *>(dockName); d && !dockName.isEmpty())
+                d->raise();
             window.view()->fitToContents();
             QTimer::singleShot(300, &window, [&window, out, &opened] {
                 const bool saved = window.grab().save(out);

@@ -24,6 +24,7 @@
 #include "pipeline_settings_dialog.hpp"
 #include "problems/problems_panel.hpp"
 #include "recent_files.hpp"
+#include "secrets.hpp"
 #include "subgraph.hpp"
 #include "ui_scale.hpp"
 
@@ -34,6 +35,7 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QCloseEvent>
+#include <QCryptographicHash>
 #include <QDir>
 #include <QDockWidget>
 #include <QFileDialog>
@@ -46,6 +48,7 @@
 #include <QRegularExpression>
 #include <QResizeEvent>
 #include <QScreen>
+#include <QSettings>
 #include <QStatusBar>
 #include <QStyle>
 #include <QTimer>
@@ -586,7 +589,15 @@ void MainWindow::copySelection()
     const QStringList ids = m_scene->selectedNodeIds();
     if (ids.isEmpty())
         return;
-    const std::string text = encodeSubgraph(extractSubgraph(m_doc->spec(), ids));
+    // Like Save and Export: a literal secret never leaves as text (the clipboard is readable
+    // by every program); the copy carries ${env:NAME} references instead.
+    const PipelineSpec sub = extractSubgraph(m_doc->spec(), ids);
+    const auto secrets = findLiteralSecrets(sub);
+    const std::string text = encodeSubgraph(replaceSecrets(sub, secrets));
+    if (!secrets.empty())
+        statusBar()->showMessage(
+            tr("Copied with %1 literal secret(s) as ${env:…} references").arg(secrets.size()),
+            8000);
     auto *mime = new QMimeData;
     mime->setData(kSubgraphMime, QByteArray::fromStdString(text));
     mime->setText(qstr(text));
@@ -698,6 +709,7 @@ void MainWindow::newFile()
     if (!maybeSave())
         return;
     m_doc->newDocument();
+    m_trusted = true; // made here
     m_view->setZoom(1.0);
     m_view->centerOn(0, 0);
 }
@@ -728,6 +740,8 @@ bool MainWindow::openPath(const QString &path)
         return false;
     }
     RecentFiles::add(path);
+    // Opened from elsewhere (a file manager, a download): ask before its first run.
+    m_trusted = isTrustedFile(path);
     m_view->fitToContents();
     statusBar()->showMessage(tr("Opened %1 (%2 nodes)").arg(path).arg(m_doc->spec().nodes.size()),
                              5000);
@@ -750,19 +764,146 @@ bool MainWindow::saveAs()
                              ? m_chooseFile(true, suggested)
                              : QFileDialog::getSaveFileName(this, tr("Save pipeline"), suggested,
                                                             tr("Pipelines (*.json)"));
-    return !path.isEmpty() && savePath(path);
+    if (path.isEmpty())
+        return false;
+    // A new pipeline is called "untitled" until it is saved: it takes the file's name, so the
+    // title, the file, the runner's log and savepoint folders all say the same.
+    if (m_doc->spec().name == "untitled" || m_doc->spec().name.empty()) {
+        PipelineHeader h = m_doc->header();
+        h.name = sstr(QFileInfo(path).completeBaseName());
+        applyPipelineSettings(h);
+    }
+    return savePath(path);
 }
 
 bool MainWindow::savePath(const QString &path)
 {
+    // Literal secrets never reach a file (as Export does it): they become ${env:NAME}
+    // references in the document first, one undoable step, and the status bar names the
+    // variables to set.
+    const auto secrets = findLiteralSecrets(m_doc->spec());
+    QStringList variables;
+    if (!secrets.empty()) {
+        const PipelineSpec replaced = replaceSecrets(m_doc->spec(), secrets);
+        m_doc->undoStack()->beginMacro(tr("Replace literal secrets"));
+        for (const auto &n : replaced.nodes)
+            if (const NodeSpec *before = m_doc->spec().node(n.id);
+                before && before->params != n.params)
+                for (auto it = n.params.begin(); it != n.params.end(); ++it)
+                    if (!before->params.contains(it.key())
+                        || before->params[it.key()] != it.value())
+                        m_doc->undoStack()->push(
+                            new SetParamCommand(*m_doc, n.id, it.key(), it.value()));
+        m_doc->undoStack()->endMacro();
+        for (const auto &f : secrets)
+            variables << qstr(f.envName);
+    }
     QString error;
     if (!m_doc->saveFile(path, &error)) {
         QMessageBox::critical(this, tr("Cannot save"), error);
         return false;
     }
     RecentFiles::add(path);
-    statusBar()->showMessage(tr("Saved %1").arg(path), 4000);
+    rememberTrusted(path);
+    if (variables.isEmpty())
+        statusBar()->showMessage(tr("Saved %1").arg(path), 4000);
+    else
+        statusBar()->showMessage(
+            tr("Saved %1 — literal secrets were written as ${env:…} references: set %2 where "
+               "it runs")
+                .arg(path, variables.join(QStringLiteral(", "))),
+            20000);
     return true;
+}
+
+// --- trust: a pipeline from elsewhere runs only once someone said so ------------------------
+
+namespace {
+QString fileDigest(const QString &path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return QString::fromLatin1(
+        QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256).toHex());
+}
+QString trustKey(const QString &path)
+{
+    return QStringLiteral("trustedPipelines/")
+           + QString::fromLatin1(
+               QCryptographicHash::hash(QFileInfo(path).absoluteFilePath().toUtf8(),
+                                        QCryptographicHash::Sha1)
+                   .toHex());
+}
+} // namespace
+
+void MainWindow::rememberTrusted(const QString &path)
+{
+    m_trusted = true;
+    QSettings().setValue(trustKey(path), fileDigest(path));
+}
+
+bool MainWindow::isTrustedFile(const QString &path) const
+{
+    const QString abs = QFileInfo(path).absoluteFilePath();
+    for (const QString &dir : exampleDirectories())
+        if (abs.startsWith(QDir(dir).absolutePath() + QLatin1Char('/')))
+            return true; // shipped with the designer
+    const QString known = QSettings().value(trustKey(abs)).toString();
+    return !known.isEmpty() && known == fileDigest(abs);
+}
+
+QString MainWindow::runSummary() const
+{
+    // What running it would touch: files read and written, brokers, references resolved.
+    QStringList lines;
+    for (const auto &n : m_doc->spec().nodes) {
+        QStringList what;
+        if (n.params.is_object())
+            for (auto it = n.params.begin(); it != n.params.end(); ++it) {
+                const NodeKind *kind = findNodeKind(n.kind);
+                const ParamDesc *d = kind ? kind->param(it.key()) : nullptr;
+                const bool path = d && d->type == ParamType::Path;
+                const bool server = it.key() == "bootstrap_servers" || it.key() == "topic";
+                const std::string text
+                    = it.value().is_string() ? it.value().get<std::string>() : std::string();
+                if ((path || server) && !text.empty())
+                    what << qstr(it.key()) + QStringLiteral(" ") + qstr(text);
+                else if (text.find("${") != std::string::npos)
+                    what << qstr(it.key()) + QStringLiteral(" ") + qstr(text);
+            }
+        if (!what.isEmpty())
+            lines << QStringLiteral("• %1 (%2): %3")
+                         .arg(qstr(n.id), qstr(n.kind), what.join(QStringLiteral(", ")));
+    }
+    if (m_doc->spec().settings.is_object() && m_doc->spec().settings.contains("checkpoint"))
+        lines << tr("• checkpoints: %1").arg(qstr(m_doc->spec().settings["checkpoint"].dump()));
+    return lines.join('\n');
+}
+
+bool MainWindow::confirmRun()
+{
+    if (m_trusted)
+        return true;
+    const QString file = m_doc->filePath();
+    const QString details
+        = tr("%1 was not made or saved in this designer. Running it reads and writes what it "
+             "names:\n\n%2\n\nRun it?")
+              .arg(file.isEmpty() ? m_doc->displayName() : file,
+                   runSummary().isEmpty() ? tr("(no files or servers)") : runSummary());
+    bool yes;
+    if (m_confirmRun)
+        yes = m_confirmRun(details);
+    else
+        yes = QMessageBox::question(this, tr("Run a pipeline from elsewhere?"), details,
+                                    QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel)
+              == QMessageBox::Yes;
+    if (yes) {
+        m_trusted = true;
+        if (!file.isEmpty() && !m_doc->isModified())
+            QSettings().setValue(trustKey(file), fileDigest(file));
+    }
+    return yes;
 }
 
 void MainWindow::exportForServer()

@@ -57,6 +57,14 @@ public:
     /// relative to the pipeline's folder when it lies inside it (as the examples are written),
     /// else absolute; "" when cancelled.
     QString browseForPath(const QString &kind, const QString &field, const QString &current);
+    /// Before a run: true when the document was made or saved here, is a shipped example, or
+    /// someone already confirmed this file (same contents); otherwise asks, listing the files
+    /// and servers it names (a pipeline opened by double-click may come from anywhere).
+    bool confirmRun();
+    using RunConfirmer = std::function<bool(const QString &details)>;
+    void setRunConfirmer(RunConfirmer confirmer) { m_confirmRun = std::move(confirmer); }
+    /// Save (Save As for an unsaved document), as File > Save does.
+    bool saveInteractively() { return save(); }
     /// Adds a node of `kind` centred at a scene position; returns its id.
     QString addNode(const QString &kind, const QPointF &scenePos);
     /// File > Pipeline Settings: the dialog, then one undoable command when something changed.
@@ -74,6 +82,9 @@ private:
     void buildDocks();
     void connectViews();
     void restoreDockWidths();
+    void rememberTrusted(const QString &path);
+    bool isTrustedFile(const QString &path) const;
+    QString runSummary() const;
 
     // file
     bool maybeSave();
@@ -123,6 +134,8 @@ private:
     int m_pasteCount = 0;
     FileChooser m_chooseFile;
     PathChooser m_choosePath;
+    RunConfirmer m_confirmRun;
+    bool m_trusted = true;
     double m_presentationScale = 1.5; ///< the scale presentation mode returns to
     double m_unscaledFontPt = 0;
 };

@@ -9,6 +9,8 @@
 #include <QRegularExpression>
 #include <QSaveFile>
 
+#include <set>
+
 namespace tideline::designer {
 
 QString SecretFinding::where() const
@@ -54,6 +56,16 @@ std::string envName(const std::string &nodeId, const std::string &name)
 std::vector<SecretFinding> findLiteralSecrets(const PipelineSpec &spec)
 {
     std::vector<SecretFinding> out;
+    // Ids like `a-b` and `a_b` (or `a.b` keys) upper-case to the same A_B_...: two secrets
+    // would then share one variable. The second gets A_B_..._2, and so on.
+    std::set<std::string> used;
+    auto unique = [&used](std::string name) {
+        if (used.insert(name).second)
+            return name;
+        for (int i = 2;; ++i)
+            if (std::string n = name + "_" + std::to_string(i); used.insert(n).second)
+                return n;
+    };
     for (const auto &node : spec.nodes) {
         const NodeKind *kind = findNodeKind(node.kind);
         if (!node.params.is_object())
@@ -62,7 +74,7 @@ std::vector<SecretFinding> findLiteralSecrets(const PipelineSpec &spec)
             const ParamDesc *d = kind ? kind->param(it.key()) : nullptr;
             const Json &v = it.value();
             if (d && d->secret && v.is_string() && !isSecretReference(v.get<std::string>()))
-                out.push_back({node.id, it.key(), "", envName(node.id, it.key())});
+                out.push_back({node.id, it.key(), "", unique(envName(node.id, it.key()))});
             const bool isMap = (d && d->type == ParamType::StringMap) || it.key() == "properties";
             if (!isMap || !v.is_object())
                 continue;
@@ -73,7 +85,7 @@ std::vector<SecretFinding> findLiteralSecrets(const PipelineSpec &spec)
                 if (isSecretReference(value))
                     continue;
                 if (looksLikeSecretName(p.key()) || looksLikeSecretValue(value))
-                    out.push_back({node.id, it.key(), p.key(), envName(node.id, p.key())});
+                    out.push_back({node.id, it.key(), p.key(), unique(envName(node.id, p.key()))});
             }
         }
     }

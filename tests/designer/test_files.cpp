@@ -7,11 +7,14 @@
 #include "recent_files.hpp"
 #include "secrets.hpp"
 
+#include <QClipboard>
 #include <QFile>
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QStatusBar>
 #include <QTemporaryDir>
+#include <QUndoStack>
 #include <QtTest>
 
 using namespace tideline;
@@ -144,6 +147,63 @@ private Q_SLOTS:
 
         QCOMPARE(runCommand("/srv/my pipes/a.json"),
                  QStringLiteral("tideline-run '/srv/my pipes/a.json'"));
+    }
+
+    void saveAndCopyNeverWriteLiteralSecrets()
+    {
+        MainWindow w;
+        QString error;
+        QVERIFY(w.document().openText(R"({"format":"tideline/1","name":"k","nodes":[
+            {"id":"a-b","kind":"source.kafka","params":{"bootstrap_servers":"b:9092","topic":"t",
+              "properties":{"sasl.password":"hunter2"}}},
+            {"id":"a_b","kind":"source.kafka","params":{"bootstrap_servers":"b:9092","topic":"u",
+              "properties":{"sasl.password":"swordfish"}}},
+            {"id":"out","kind":"sink.console","params":{}}],
+            "edges":[{"from":"a-b.out","to":"out.in"}]})",
+                                      QString(), &error));
+        // `a-b` and `a_b` upper-case alike: each secret still gets its own variable.
+        const auto findings = findLiteralSecrets(w.document().spec());
+        QCOMPARE(findings.size(), std::size_t(2));
+        QVERIFY(findings[0].envName != findings[1].envName);
+
+        // Copy: the clipboard carries references.
+        w.scene()->selectNodes({"a-b"});
+        w.action("Edit.Copy")->trigger();
+        const QString copied = QApplication::clipboard()->text();
+        QVERIFY2(!copied.contains("hunter2") && copied.contains("${env:A_B_SASL_PASSWORD}"),
+                 qPrintable(copied));
+
+        // Save: references in the file and in the document, one undoable step.
+        QTemporaryDir dir;
+        const QString path = dir.filePath("k.json");
+        QVERIFY(w.savePath(path));
+        const QByteArray saved = readAll(path);
+        QVERIFY(!saved.contains("hunter2") && !saved.contains("swordfish"));
+        QVERIFY(saved.contains("${env:A_B_SASL_PASSWORD}"));
+        QVERIFY(saved.contains("${env:A_B_SASL_PASSWORD_2}"));
+        QVERIFY(w.document().toJson().find("hunter2") == std::string::npos);
+        QVERIFY(w.statusBar()->currentMessage().contains("A_B_SASL_PASSWORD"));
+        w.document().undoStack()->undo();
+        QVERIFY(w.document().toJson().find("hunter2") != std::string::npos);
+    }
+
+    void titleFollowsSaveAs()
+    {
+        MainWindow w;
+        w.show();
+        w.addNode(QStringLiteral("source.generator"), QPointF(0, 0));
+        QVERIFY(w.windowTitle().contains("untitled"));
+        QTemporaryDir dir;
+        const QString path = dir.filePath("clicks.json");
+        w.setFileChooser([&](bool, const QString &) { return path; });
+        w.action("File.SaveAs")->trigger();
+        QVERIFY(QFile::exists(path));
+        QVERIFY2(w.windowTitle().startsWith("clicks.json"), qPrintable(w.windowTitle()));
+        QVERIFY(!w.windowTitle().contains("untitled"));
+        QVERIFY(!w.isWindowModified());
+        // ... and so does the pipeline's name (it was "untitled" in the file).
+        QCOMPARE(w.document().spec().name, std::string("clicks"));
+        QVERIFY(readAll(path).contains("\"name\": \"clicks\""));
     }
 };
 

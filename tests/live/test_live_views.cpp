@@ -119,6 +119,9 @@ private Q_SLOTS:
     void windowsKeepWhetherTheyFiredAfterTheEnd();
     void timelineDotsAndBarsExplainThemselves();
     void outputPreviewReadsAndSearches();
+    void aFileFromElsewhereAsksBeforeItRuns();
+    void anUnsavedPipelineWithRelativePathsIsSavedFirst();
+    void aWindowNoRecordReachedSaysWhereTheyWent();
 };
 
 void TestLiveViews::viewsAreEmptiedByNewAndOpen()
@@ -650,7 +653,8 @@ void TestLiveViews::timelineDotsAndBarsExplainThemselves()
     QVERIFY(!canvas->dotCentres().isEmpty());
     QVERIFY(!canvas->barRects().isEmpty());
     bool onTime = false, tooLate = false;
-    QPointF lateAt;
+    QPointF clickAt;
+    QString clicked;
     for (const QPointF &c : canvas->dotCentres()) {
         const QString text = canvas->describeAt(c);
         QVERIFY2(text.startsWith(QStringLiteral("Record at")), qPrintable(text));
@@ -662,25 +666,26 @@ void TestLiveViews::timelineDotsAndBarsExplainThemselves()
         }
         if (text.contains(QStringLiteral("too late"))) {
             tooLate = true;
-            // (Clicks land on whole pixels: keep one whose pixel still picks this dot.)
-            if (canvas->describeAt(QPointF(c.toPoint())) == text)
-                lateAt = c;
             QVERIFY2(text.contains(QStringLiteral("Missed window ["))
                          && text.contains(QStringLiteral("closed for good at W = ")),
                      qPrintable(text));
         }
+        // (Clicks land on whole pixels: keep a dot whose pixel still picks it.)
+        if (clicked.isEmpty() && canvas->describeAt(QPointF(c.toPoint())) == text) {
+            clickAt = c;
+            clicked = text;
+        }
     }
     QVERIFY(onTime);
     QVERIFY(tooLate);
-    QVERIFY(!lateAt.isNull());
+    QVERIFY(!clicked.isEmpty());
     const QString bar = canvas->describeAt(canvas->barRects().last().center() + QPointF(0, -1));
     QVERIFY2(bar.startsWith(QStringLiteral("Window ["))
                  || bar.startsWith(QStringLiteral("Record at")),
              qPrintable(bar));
     // A click keeps the text under the timeline.
-    QTest::mouseClick(canvas, Qt::LeftButton, {}, lateAt.toPoint());
-    QVERIFY2(s.live->timeline()->detailsText().contains(QStringLiteral("Missed window")),
-             qPrintable(s.live->timeline()->detailsText()));
+    QTest::mouseClick(canvas, Qt::LeftButton, {}, clickAt.toPoint());
+    QCOMPARE(s.live->timeline()->detailsText(), clicked);
     // The W label never covers the newest-event label.
     QVERIFY(!canvas->watermarkLabelRect().intersects(canvas->newestLabelRect()));
     s.bridge()->stop();
@@ -723,6 +728,113 @@ void TestLiveViews::outputPreviewReadsAndSearches()
         QCOMPARE(t->item(r, L::OutputPreview::Emit)->text(), QStringLiteral("update"));
     preview->search()->clear();
     QCOMPARE(t->rowCount(), all);
+}
+
+void TestLiveViews::aFileFromElsewhereAsksBeforeItRuns()
+{
+    // Opened by MIME type (a double-click in a file manager) = opened from the command line:
+    // the first Run asks, naming what it reads and writes; No runs nothing.
+    Session s(kSessions);
+    QStringList asked;
+    bool answer = false;
+    s.window.setRunConfirmer([&](const QString &details) {
+        asked << details;
+        return answer;
+    });
+    auto *run = s.live->findChild<QAction *>(QStringLiteral("Live.Run"));
+    run->trigger();
+    QCOMPARE(asked.size(), 1);
+    QVERIFY2(asked[0].contains(QStringLiteral("activity.jsonl"))
+                 && asked[0].contains(QStringLiteral("out/sessions.jsonl")),
+             qPrintable(asked[0]));
+    QCOMPARE(s.bridge()->state(), State::Idle);
+    answer = true;
+    run->trigger();
+    QCOMPARE(asked.size(), 2);
+    QTRY_COMPARE_WITH_TIMEOUT(s.bridge()->state(), State::Finished, 60000);
+    // Confirmed once: the same file runs again without asking, also after reopening it.
+    run->trigger();
+    QTRY_COMPARE_WITH_TIMEOUT(s.bridge()->state(), State::Finished, 60000);
+    QVERIFY(s.window.openPath(s.path));
+    run->trigger();
+    QCOMPARE(asked.size(), 2);
+    QTRY_COMPARE_WITH_TIMEOUT(s.bridge()->state(), State::Finished, 60000);
+    // Changed behind our back: asks again.
+    {
+        QFile f(s.path);
+        QVERIFY(f.open(QIODevice::Append));
+        f.write("\n");
+    }
+    QVERIFY(s.window.openPath(s.path));
+    run->trigger();
+    QCOMPARE(asked.size(), 3);
+    // Made here: never asks.
+    s.window.action(QStringLiteral("File.New"))->trigger();
+    QVERIFY(s.window.confirmRun());
+    QCOMPARE(asked.size(), 3);
+}
+
+void TestLiveViews::anUnsavedPipelineWithRelativePathsIsSavedFirst()
+{
+    MainWindow w;
+    auto *live = installLiveViews(w);
+    QString error;
+    QVERIFY(w.document().openText(R"({"format":"tideline/1","name":"u","nodes":[
+        {"id":"src","kind":"source.file","params":{"path":"activity.jsonl"},"ui":{"x":0,"y":0}},
+        {"id":"out","kind":"sink.discard","params":{},"ui":{"x":300,"y":0}}],
+        "edges":[{"from":"src.out","to":"out.in"},{"from":"src.errors","to":"out.in"}]})",
+                                  QString(), &error));
+    QVERIFY(w.document().filePath().isEmpty());
+    // Not against the folder the designer happened to start in.
+    QVERIFY(!live->startRun(false, &error));
+    QVERIFY2(error.contains(QStringLiteral("save the pipeline first")), qPrintable(error));
+    // Run offers Save As; cancelled, nothing runs.
+    QStringList asked;
+    w.setFileChooser([&](bool save, const QString &) {
+        asked << (save ? QStringLiteral("save") : QStringLiteral("open"));
+        return QString();
+    });
+    live->findChild<QAction *>(QStringLiteral("Live.Run"))->trigger();
+    QCOMPARE(asked, QStringList{QStringLiteral("save")});
+    QCOMPARE(live->bridge()->state(), State::Idle);
+    // Saved next to its data: it runs, reading the file beside it.
+    QTemporaryDir dir;
+    QVERIFY(copyPipelineFolder(kSessions, dir.path()));
+    w.setFileChooser([&](bool, const QString &) { return dir.filePath(QStringLiteral("u.json")); });
+    live->findChild<QAction *>(QStringLiteral("Live.Run"))->trigger();
+    QTRY_COMPARE_WITH_TIMEOUT(live->bridge()->state(), State::Finished, 60000);
+    QVERIFY(live->shownSnapshot().recordsRead > 0);
+}
+
+void TestLiveViews::aWindowNoRecordReachedSaysWhereTheyWent()
+{
+    // Valid, but the watermark reads ISO-8601 where the file has epoch ms: every record goes to
+    // event_time.errors. The timeline says so and points at the ledger.
+    QTemporaryDir dir;
+    QVERIFY(copyPipelineFolder(kSessions, dir.path()));
+    const QString path = dir.filePath(QStringLiteral("pipeline.json"));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QByteArray json = f.readAll();
+    f.close();
+    json.replace("\"time_field\": \"t\"", "\"time_field\": \"t\", \"time_format\": \"iso8601\"");
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(json);
+    f.close();
+    MainWindow w;
+    auto *live = installLiveViews(w);
+    QVERIFY(w.openPath(path));
+    QCOMPARE(w.document().errorCount(), 0);
+    live->paceBox()->setCurrentIndex(live->paceBox()->findData(QStringLiteral("flat")));
+    QString error;
+    QVERIFY2(live->startRun(false, &error), qPrintable(error));
+    QTRY_COMPARE_WITH_TIMEOUT(live->bridge()->state(), State::Finished, 60000);
+    live->selectNode(QStringLiteral("sessions"));
+    const QString note = live->timeline()->canvas()->emptyNote();
+    QVERIFY2(note.contains(QStringLiteral("`event_time.errors`"))
+                 && note.contains(QStringLiteral("ledger")),
+             qPrintable(note));
+    QVERIFY(live->ledger()->model()->countOf(L::TapRole::Errors) > 0);
 }
 
 QTEST_MAIN(TestLiveViews)

@@ -175,6 +175,11 @@ void CanvasOverlay::update(const Snapshot &s, const QList<EdgeInfo> &edges)
             continue;
         QString text;
         QColor colour = style::text();
+        // "0 errors" on an edge says nothing and, on an edge routed behind another node,
+        // looked like that node's count: late / errors edges get a label once they carry one.
+        if ((e.fromPort == QLatin1String("late") && from->late == 0)
+            || (e.fromPort == QLatin1String("errors") && from->errors == 0))
+            continue;
         if (e.fromPort == QLatin1String("late")) {
             text = tr("%1 late").arg(from->late);
             colour = style::lateAccepted();

@@ -18,6 +18,8 @@
 #include "main_window.hpp"
 #include "pipeline_document.hpp"
 
+#include <tideline/engine/catalog.hpp>
+
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
@@ -163,6 +165,8 @@ void LiveController::buildToolbar()
             m_bridge->run();
             return;
         }
+        if (!readyToStart())
+            return;
         QString error;
         if (!startRun(false, &error))
             m_window.statusBar()->showMessage(error, 8000);
@@ -173,6 +177,8 @@ void LiveController::buildToolbar()
                           && (m_bridge->state() == EngineBridge::State::Paused
                               || m_bridge->state() == EngineBridge::State::Running);
         if (!live) {
+            if (!readyToStart())
+                return;
             QString error;
             if (!startRun(true, &error)) {
                 m_window.statusBar()->showMessage(error, 8000);
@@ -195,6 +201,43 @@ void LiveController::buildToolbar()
         if (!takeSavepoint(dir.trimmed(), &error))
             m_window.statusBar()->showMessage(error, 8000);
     });
+}
+
+QStringList LiveController::relativePaths() const
+{
+    // Path params that resolve against the pipeline file's folder (not absolute, not a
+    // ${env:}/${file:} reference).
+    QStringList out;
+    for (const auto &n : m_window.document().spec().nodes) {
+        const NodeKind *kind = findNodeKind(n.kind);
+        if (!kind || !n.params.is_object())
+            continue;
+        for (const auto &d : kind->params) {
+            if (d.type != ParamType::Path || !n.params.contains(d.name)
+                || !n.params[d.name].is_string())
+                continue;
+            const QString p = QString::fromStdString(n.params[d.name].get<std::string>());
+            if (!p.isEmpty() && !QDir::isAbsolutePath(p) && !p.startsWith(QLatin1String("${")))
+                out << QStringLiteral("%1.%2 = %3")
+                           .arg(QString::fromStdString(n.id), QString::fromStdString(d.name), p);
+        }
+    }
+    return out;
+}
+
+bool LiveController::readyToStart()
+{
+    // An unsaved pipeline has no folder for its relative paths: save it first (they used to
+    // resolve against whatever folder the designer was started in).
+    if (m_window.document().filePath().isEmpty() && !relativePaths().isEmpty()) {
+        m_window.statusBar()->showMessage(
+            tr("Save the pipeline first: its relative paths (%1) resolve against the file's folder")
+                .arg(relativePaths().join(QStringLiteral(", "))),
+            10000);
+        if (!m_window.saveInteractively())
+            return false;
+    }
+    return m_window.confirmRun();
 }
 
 QString LiveController::suggestedSavepointDir() const
@@ -296,8 +339,15 @@ bool LiveController::startRun(bool paused, QString *error)
         pace.mode = EngineBridge::Pace::EventTimeSpeed;
         pace.value = p.mid(6).toDouble();
     }
+    if (doc.filePath().isEmpty() && !relativePaths().isEmpty()) {
+        if (error)
+            *error = tr("Cannot run: save the pipeline first — its relative paths (%1) resolve "
+                        "against the pipeline file's folder, and it has none yet")
+                         .arg(relativePaths().join(QStringLiteral(", ")));
+        return false;
+    }
     const QString base
-        = doc.filePath().isEmpty() ? QDir::currentPath() : QFileInfo(doc.filePath()).absolutePath();
+        = doc.filePath().isEmpty() ? QDir::homePath() : QFileInfo(doc.filePath()).absolutePath();
     QString err;
     if (!m_bridge->start(doc.spec(), base, pace, &err)) {
         if (error)

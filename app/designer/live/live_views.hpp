@@ -92,6 +92,10 @@ Q_SIGNALS:
 
 private:
     void buildToolbar();
+    /// Before Run / Step starts a run: saves an unsaved pipeline that has relative paths,
+    /// and asks before running a file from elsewhere (MainWindow::confirmRun()).
+    bool readyToStart();
+    QStringList relativePaths() const;
     void buildDocks();
     void onSelectionChanged();
     void onStateChanged();
