@@ -19,8 +19,10 @@ harnesses=("$@")
 if [ ${#harnesses[@]} -eq 0 ]; then
     harnesses=(event_parser csv pipeline expression time state)
 fi
-cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz
+if [ -z "${FUZZ_NO_BUILD:-}" ]; then # FUZZ_NO_BUILD=1: use the binaries already built
+    cmake --preset fuzz >/dev/null
+    cmake --build --preset fuzz
+fi
 build=build/fuzz
 mkdir -p "$build/fuzz-artifacts" "$build/fuzz-logs"
 declare -A dict=([event_parser]=json.dict [pipeline]=json.dict [csv]=csv.dict
