@@ -10,6 +10,14 @@ if(TIDELINE_SANITIZE)
         -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
     target_link_options(tideline_sanitizers INTERFACE -fsanitize=address,undefined)
 endif()
+if(TIDELINE_FUZZ)
+    # Coverage instrumentation for libFuzzer in everything the harnesses link (the engine);
+    # the harness executables add -fsanitize=fuzzer (tests/fuzz/CMakeLists.txt).
+    if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+        message(FATAL_ERROR "TIDELINE_FUZZ needs clang (libFuzzer): use the `fuzz` preset")
+    endif()
+    target_compile_options(tideline_sanitizers INTERFACE -fsanitize=fuzzer-no-link)
+endif()
 
 # tideline_add_qtest(NAME name SOURCES ... LIBS ... [LABELS ...] [ENV ...] [TIMEOUT s])
 # One Qt Test executable registered as one CTest case, named like engine.window.

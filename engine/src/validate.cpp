@@ -12,6 +12,7 @@
 #include <cctype>
 #include <climits>
 #include <functional>
+#include <limits>
 #include <map>
 #include <regex>
 #include <set>
@@ -36,6 +37,28 @@ void NodeValidationContext::warning(const std::string &param, const std::string 
 {
     error(param, message);
     out.back().severity = Diagnostic::Severity::Warning;
+}
+
+SpecGraph::SpecGraph(const PipelineSpec &spec)
+    : inEdges(spec.nodes.size())
+    , outEdges(spec.nodes.size())
+{
+    m_ids.reserve(spec.nodes.size());
+    for (std::size_t i = 0; i < spec.nodes.size(); ++i)
+        m_ids.emplace(spec.nodes[i].id, static_cast<int>(i)); // the first keeps the id
+    for (std::size_t e = 0; e < spec.edges.size(); ++e) {
+        const int f = nodeIndex(spec.edges[e].from.node), t = nodeIndex(spec.edges[e].to.node);
+        if (f >= 0 && t >= 0) {
+            outEdges[static_cast<std::size_t>(f)].push_back(static_cast<int>(e));
+            inEdges[static_cast<std::size_t>(t)].push_back(static_cast<int>(e));
+        }
+    }
+}
+
+int SpecGraph::nodeIndex(std::string_view id) const
+{
+    auto it = m_ids.find(id);
+    return it == m_ids.end() ? -1 : it->second;
 }
 
 namespace {
@@ -109,7 +132,7 @@ struct ParamChecker
             if (v.is_number_unsigned()
                 && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)) {
                 // Read as a signed 64-bit integer by the run (it would wrap to a negative).
-                fail("must be <= " + std::to_string(INT64_MAX) + ", found " + v.dump());
+                fail("must be at most " + std::to_string(INT64_MAX) + ", found " + v.dump());
                 return;
             }
             if (!v.is_number_integer()) {
@@ -467,9 +490,10 @@ std::vector<Diagnostic> validate(const PipelineSpec &spec, const std::string &ba
     std::vector<std::string> allKinds;
     for (const auto &k : nodeKinds())
         allKinds.push_back(k.kind);
+    const SpecGraph graph(spec);
     for (std::size_t i = 0; i < n; ++i) {
         const NodeSpec &node = spec.nodes[i];
-        NodeValidationContext ctx{spec, static_cast<int>(i), out};
+        NodeValidationContext ctx{spec, static_cast<int>(i), out, &graph};
         auto nodeErr = [&](const std::string &field, const std::string &msg) {
             Diagnostic d;
             d.nodeIndex = static_cast<int>(i);
@@ -542,7 +566,7 @@ std::vector<Diagnostic> validate(const PipelineSpec &spec, const std::string &ba
     for (std::size_t e = 0; e < spec.edges.size(); ++e) {
         const EdgeSpec &edge = spec.edges[e];
         std::string path = "edges[" + std::to_string(e) + "]";
-        int fi = spec.nodeIndex(edge.from.node), ti = spec.nodeIndex(edge.to.node);
+        int fi = graph.nodeIndex(edge.from.node), ti = graph.nodeIndex(edge.to.node);
         bool ok = true;
         if (fi < 0) {
             fileErr(path + ".from", "dangling edge: there is no node `" + edge.from.node + "`");
@@ -628,7 +652,7 @@ std::vector<Diagnostic> validate(const PipelineSpec &spec, const std::string &ba
         ready.pop_back();
         order.push_back(v);
         for (int e : outEdges[static_cast<std::size_t>(v)]) {
-            int t = spec.nodeIndex(spec.edges[static_cast<std::size_t>(e)].to.node);
+            int t = graph.nodeIndex(spec.edges[static_cast<std::size_t>(e)].to.node);
             if (--indeg[static_cast<std::size_t>(t)] == 0)
                 ready.push_back(t);
         }
@@ -704,7 +728,7 @@ std::vector<Diagnostic> validate(const PipelineSpec &spec, const std::string &ba
         std::vector<std::pair<int, std::string>> ups; // (node, from-port)
         for (int e : inEdges[i]) {
             const auto &edge = spec.edges[static_cast<std::size_t>(e)];
-            ups.emplace_back(spec.nodeIndex(edge.from.node), edge.from.port);
+            ups.emplace_back(graph.nodeIndex(edge.from.node), edge.from.port);
         }
         return ups;
     };
@@ -739,29 +763,54 @@ std::vector<Diagnostic> validate(const PipelineSpec &spec, const std::string &ba
     }
 
     // --- pitfalls ---
-    // The nearest upstream watermark node (first one found walking up).
-    std::function<int(std::size_t)> upstreamWatermark = [&](std::size_t i) -> int {
+    // The nearest upstream watermark node and source (first found walking up, depth first in
+    // edge order), computed once per node in topological order: a recursive walk per node was
+    // exponential on diamonds and overflowed the stack on a 150,000-node chain.
+    std::vector<int> nearestWatermark(n, -1), nearestSource(n, -1);
+    for (int v : order) {
+        auto i = static_cast<std::size_t>(v);
         for (auto &[u, port] : upstream(i)) {
             auto ui = static_cast<std::size_t>(u);
-            if (kinds[ui] && kinds[ui]->kind == "watermark")
-                return u;
-            int w = upstreamWatermark(ui);
-            if (w >= 0)
-                return w;
+            if (nearestWatermark[i] < 0)
+                nearestWatermark[i]
+                    = kinds[ui] && kinds[ui]->kind == "watermark" ? u : nearestWatermark[ui];
+            if (nearestSource[i] < 0)
+                nearestSource[i] = kinds[ui] && kinds[ui]->isSource ? u : nearestSource[ui];
         }
-        return -1;
+    }
+    auto upstreamWatermark = [&](std::size_t i) {
+        return nearestWatermark[i];
     };
-    std::function<int(std::size_t)> upstreamSource = [&](std::size_t i) -> int {
-        for (auto &[u, port] : upstream(i)) {
-            auto ui = static_cast<std::size_t>(u);
-            if (kinds[ui] && kinds[ui]->isSource)
-                return u;
-            int s = upstreamSource(ui);
-            if (s >= 0)
-                return s;
+    auto upstreamSource = [&](std::size_t i) {
+        return nearestSource[i];
+    };
+    // Appending sinks (that cannot take updates) reached from each node through filter/map
+    // only, computed once in reverse topological order (a walk per window was quadratic).
+    std::vector<std::vector<int>> appendingSinks(n);
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+        auto v = static_cast<std::size_t>(*it);
+        if (!kinds[v]
+            || (kinds[v]->kind != "filter" && kinds[v]->kind != "map"
+                && kinds[v]->kind != "window"))
+            continue;
+        std::vector<int> reach;
+        for (int e : outEdges[v]) {
+            const auto &edge = spec.edges[static_cast<std::size_t>(e)];
+            if (kinds[v]->kind == "window" && edge.from.port != "out")
+                continue;
+            auto t = static_cast<std::size_t>(graph.nodeIndex(edge.to.node));
+            const NodeKind *tk = kinds[t];
+            if (!tk)
+                continue;
+            if (tk->isSink && !tk->acceptsUpdates)
+                reach.push_back(static_cast<int>(t));
+            else if (tk->kind == "filter" || tk->kind == "map")
+                reach.insert(reach.end(), appendingSinks[t].begin(), appendingSinks[t].end());
         }
-        return -1;
-    };
+        std::sort(reach.begin(), reach.end());
+        reach.erase(std::unique(reach.begin(), reach.end()), reach.end());
+        appendingSinks[v] = std::move(reach);
+    }
     auto intParam = [&](std::size_t i, const char *name, long long dflt) -> long long {
         const Json &p = spec.nodes[i].params;
         if (p.contains(name) && p[name].is_number_integer())
@@ -792,34 +841,15 @@ std::vector<Diagnostic> validate(const PipelineSpec &spec, const std::string &ba
             }
         }
         if (k->kind == "window" && intParam(i, "allowed_lateness_ms", 0) > 0) {
-            // Follow data edges through stateless nodes to sinks.
-            std::vector<std::size_t> stack{i};
-            std::set<std::size_t> seen;
-            while (!stack.empty()) {
-                std::size_t v = stack.back();
-                stack.pop_back();
-                if (!seen.insert(v).second)
-                    continue;
-                for (int e : outEdges[v]) {
-                    const auto &edge = spec.edges[static_cast<std::size_t>(e)];
-                    if (v == i && edge.from.port != "out")
-                        continue;
-                    auto t = static_cast<std::size_t>(spec.nodeIndex(edge.to.node));
-                    const NodeKind *tk = kinds[t];
-                    if (!tk)
-                        continue;
-                    if (tk->isSink && !tk->acceptsUpdates)
-                        nodeDiag(i, "params.allowed_lateness_ms",
-                                 "allowed lateness re-emits windows as \"emit\": \"update\", but `"
-                                     + spec.nodes[t].id + "` (" + tk->kind
-                                     + ") appends: each update becomes an extra row; use "
-                                       "sink.upsert keyed by the window's key and window_start, or "
-                                       "set allowed_lateness_ms to 0",
-                                 true);
-                    else if (tk->kind == "filter" || tk->kind == "map")
-                        stack.push_back(t);
-                }
-            }
+            for (int t : appendingSinks[i])
+                nodeDiag(i, "params.allowed_lateness_ms",
+                         "allowed lateness re-emits windows as \"emit\": \"update\", but `"
+                             + spec.nodes[static_cast<std::size_t>(t)].id + "` ("
+                             + kinds[static_cast<std::size_t>(t)]->kind
+                             + ") appends: each update becomes an extra row; use "
+                               "sink.upsert keyed by the window's key and window_start, or "
+                               "set allowed_lateness_ms to 0",
+                         true);
         }
         if (k->kind == "watermark" && intParam(i, "max_lead_ms", 0) == 0) {
             int s = upstreamSource(i);

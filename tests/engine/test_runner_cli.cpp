@@ -81,6 +81,20 @@ private Q_SLOTS:
         QCOMPARE(v.exitCode, 2);
     }
 
+    void numberBeyondADoubleExitsTwoWithItsPath()
+    {
+        TempDir dir;
+        std::string text = kGood;
+        text.replace(text.find("100"), 3, "1e400");
+        testing::writeFile(dir.file("p.json"), text);
+        for (const QStringList &extra : {QStringList{"--validate"}, QStringList{}}) {
+            auto r = runTool(QStringList{QString::fromStdString(dir.file("p.json"))} + extra);
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(r.err.contains("nodes[0].params.count: the number 1e400 is too large"),
+                     qPrintable(r.err));
+        }
+    }
+
     void validatePrintsWarningsAndExitsZero()
     {
         TempDir dir;
@@ -130,9 +144,12 @@ private Q_SLOTS:
         QVERIFY(sawUpdate);
         // Running the same input again (from scratch) leaves the same table.
         std::filesystem::remove_all(dir.path / "state");
-        QCOMPARE(runTool({"--fresh", QString::fromStdString(dir.file("pipeline.json"))}).exitCode, 0);
-        QCOMPARE(runTool({"--dump-table", QString::fromStdString(dir.file("out/sessions.db"))}).out, dump.out);
-        QCOMPARE(runTool({"--dump-table", QString::fromStdString(dir.file("nope.db"))}).exitCode, 1);
+        QCOMPARE(runTool({"--fresh", QString::fromStdString(dir.file("pipeline.json"))}).exitCode,
+                 0);
+        QCOMPARE(runTool({"--dump-table", QString::fromStdString(dir.file("out/sessions.db"))}).out,
+                 dump.out);
+        QCOMPARE(runTool({"--dump-table", QString::fromStdString(dir.file("nope.db"))}).exitCode,
+                 1);
     }
 
     void sigtermStopsGracefullyAndFlushes()

@@ -99,7 +99,8 @@ private Q_SLOTS:
         auto errs = testing::readLines(dir.file("err.jsonl"));
         QCOMPARE(errs.size(), std::size_t(3));
         auto e0 = nlohmann::json::parse(errs[0]);
-        QCOMPARE(e0["reason"].get<std::string>(), std::string("not a JSON object"));
+        QCOMPARE(e0["reason"].get<std::string>(),
+                 std::string("not a JSON object (the line is an array), at column 1"));
         QCOMPARE(e0["where"].get<std::string>(), std::string("in.jsonl:4"));
         QCOMPARE(e0["raw"].get<std::string>(), std::string("[1,2]"));
         auto e1 = nlohmann::json::parse(errs[1]);

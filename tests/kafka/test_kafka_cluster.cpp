@@ -228,7 +228,10 @@ private slots:
         std::vector<std::string> lines;
         for (std::string l; std::getline(in, l);)
             lines.push_back(l);
-        QCOMPARE(lines.size(), std::size_t(2));
+        // {"_kafka.topic": ...} is a key of its own with a dot in it (issue 15: dotted keys are
+        // kept as they came), not `topic` inside `_kafka`: it passes, and expressions still
+        // see the broker's topic.
+        QCOMPARE(lines.size(), std::size_t(3));
         for (const auto &l : lines) {
             auto first = l.find("\"_kafka\"");
             QVERIFY2(first != std::string::npos
@@ -238,11 +241,14 @@ private slots:
         }
         auto rows = readJsonLines(dir + "/spoof.jsonl");
         QCOMPARE(rows[0]["n"].get<int>(), 2);
-        QCOMPARE(rows[1]["n"].get<int>(), 5);
+        QCOMPARE(rows[1]["n"].get<int>(), 3);
+        QCOMPARE(rows[1]["_kafka.topic"].get<std::string>(), std::string("dotted"));
+        QCOMPARE(rows[1]["_kafka"]["topic"].get<std::string>(), std::string("spoof"));
+        QCOMPARE(rows[2]["n"].get<int>(), 5);
         QCOMPARE(rows[0]["_kafka"]["topic"].get<std::string>(), std::string("spoof"));
         QCOMPARE(rows[0]["_kafka"]["offset"].get<long long>(), 1LL);
         auto bad = readJsonLines(dir + "/spoof-errors.jsonl");
-        QCOMPARE(bad.size(), std::size_t(3));
+        QCOMPARE(bad.size(), std::size_t(2));
         for (const auto &b : bad) {
             QVERIFY2(b["reason"].get<std::string>().find("reserved for the message's metadata")
                          != std::string::npos,

@@ -204,6 +204,42 @@ private slots:
         QCOMPARE(QString::fromStdString(eval(expr.toStdString(), record.toStdString())), expected);
     }
 
+    void backtickPathsNameKeysWithDots()
+    {
+        const std::string r
+            = R"({"service.name":"api","service":{"name":"x"},"a":{"b.c":2},"q`r":3})";
+        QCOMPARE(eval("`service.name`", r), std::string("str:api"));
+        QCOMPARE(eval("service.name", r), std::string("str:x"));
+        QCOMPARE(eval("a.`b.c` + 1", r), std::string("int:3"));
+        QCOMPARE(eval("`q``r`", r), std::string("int:3"));
+        QCOMPARE(eval("`service`.`name`", r), std::string("str:x"));  // needless quotes
+        QCOMPARE(eval("`and` == null", r), std::string("bool:true")); // a field, not a keyword
+        expr::CompileError err;
+        auto e = expr::Expression::compile("a.`b.c` > `x`", err);
+        QVERIFY(e);
+        QCOMPARE(e->fields()[0].path, std::string("a.`b.c`"));
+        QCOMPARE(e->fields()[1].path, std::string("x"));
+    }
+
+    void nestingIsLimited()
+    {
+        for (const std::string &text :
+             {std::string(300, '(') + "1" + std::string(300, ')'), std::string(300, '-') + "1",
+              [] {
+                  std::string s = "1";
+                  for (int i = 0; i < 300; ++i)
+                      s += " + 1";
+                  return s;
+              }(),
+              std::string(100000, '(')}) {
+            expr::CompileError err;
+            QVERIFY(!expr::Expression::compile(text, err));
+            QVERIFY2(err.message.find("nested too deeply") != std::string::npos,
+                     err.message.c_str());
+        }
+        QCOMPARE(eval(std::string(250, '(') + "1" + std::string(250, ')')), std::string("int:1"));
+    }
+
     void divisionByZeroIsNullAndCounted()
     {
         expr::CompileError err;
@@ -281,6 +317,12 @@ private slots:
         row("upper(1)", 6, "upper() needs a string, but this is a number");
         row("coalesce(1, 'a')", 12, "coalesce() arguments must have one type");
         row("'a' in [1, 2]", 0, "'in' compares a string with a list of numbers");
+        row("a`b` > 1", 1, "a backtick right after a name");
+        row("`a`b > 1", 3, "unexpected 'b'");
+        row("`a``b > 1", 0, "unterminated `quoted field`");
+        row("x > 1e400", 4, "too large for a double");
+        row("x > 1e-400", 4, "too small for a double");
+        row("x > 99999999999999999999", 4, "does not fit in 64 bits");
     }
 
     void compileErrors()

@@ -555,7 +555,7 @@ private slots:
             << "bad5.csv" << QStringList() << "id" << QStringList({"bad5.csv", "empty"});
         QTest::newRow("jsonl malformed")
             << "bad6.jsonl" << QStringList({R"({"id":1})", R"({"id":2,)"}) << "id"
-            << QStringList({"bad6.jsonl:2:", "malformed"});
+            << QStringList({"bad6.jsonl:2:", "unclosed object"});
         QTest::newRow("jsonl not an object")
             << "bad7.jsonl" << QStringList({"[1,2]"}) << "id" << QStringList({"bad7.jsonl:1:"});
         QTest::newRow("jsonl missing key")

@@ -1,7 +1,9 @@
 #include "expr/lexer.hpp"
 
-#include <cerrno>
-#include <cstdlib>
+#include <tideline/engine/record.hpp>
+
+#include <charconv>
+#include <cstdint>
 
 namespace tideline::expr {
 
@@ -18,6 +20,40 @@ bool isIdentChar(char c)
 bool isDigit(char c)
 {
     return c >= '0' && c <= '9';
+}
+
+/// Where the first significant digit of a decimal literal sits (1 for 1.5, -2 for 0.001,
+/// 401 for 1e400), for telling numbers too large from numbers too small.
+long long magnitude(std::string_view num)
+{
+    long long mag = 0, exp10 = 0;
+    bool seenPoint = false, seenDigit = false;
+    std::size_t i = 0;
+    for (; i < num.size() && num[i] != 'e' && num[i] != 'E'; ++i) {
+        const char c = num[i];
+        if (c == '.') {
+            seenPoint = true;
+        } else if (!seenDigit && c == '0') {
+            if (seenPoint)
+                --mag;
+        } else if (!seenDigit) {
+            seenDigit = true;
+            if (!seenPoint)
+                mag = 1; // after the point, mag already counts the zeros before this digit
+        } else if (!seenPoint) {
+            ++mag;
+        }
+    }
+    if (i < num.size()) {
+        bool neg = false;
+        ++i;
+        if (i < num.size() && (num[i] == '+' || num[i] == '-'))
+            neg = num[i++] == '-';
+        for (; i < num.size() && exp10 < 1'000'000'000; ++i)
+            exp10 = exp10 * 10 + (num[i] - '0');
+        mag += neg ? -exp10 : exp10;
+    }
+    return mag;
 }
 
 Tok keyword(std::string_view w)
@@ -76,32 +112,62 @@ bool tokenize(std::string_view src, std::vector<Token> &out, LexError &err)
         }
         char c = src[i];
         std::size_t start = i;
-        if (isIdentStart(c)) {
-            // A path: segments of [A-Za-z0-9_] joined by dots (user.id, items.0).
-            while (i < n && isIdentChar(src[i]))
-                ++i;
-            while (i + 1 < n && src[i] == '.' && isIdentChar(src[i + 1])) {
-                ++i;
-                while (i < n && isIdentChar(src[i]))
+        if (isIdentStart(c) || c == '`') {
+            // A path: keys joined by dots (user.id, items.0). A key of [A-Za-z0-9_] is written
+            // as it is; any other key in backticks, a backtick in it doubled (`odd-name`,
+            // `service.name`, resource.`service.name`). The token's text is the canonical path
+            // records use (tideline/engine/record.hpp, fieldpath).
+            bool firstQuoted = false, plainOnly = true;
+            std::string key;
+            bool firstSeg = true;
+            while (true) {
+                key.clear();
+                if (i < n && src[i] == '`') {
+                    const std::size_t open = i++;
+                    bool closed = false;
+                    while (i < n) {
+                        if (src[i] == '`') {
+                            if (i + 1 < n && src[i + 1] == '`') {
+                                key += '`';
+                                i += 2;
+                                continue;
+                            }
+                            ++i;
+                            closed = true;
+                            break;
+                        }
+                        key += src[i++];
+                    }
+                    if (!closed)
+                        return fail("unterminated `quoted field`: add the closing backtick "
+                                    "(a backtick inside it is written ``)",
+                                    open);
+                    if (firstSeg)
+                        firstQuoted = true;
+                    plainOnly = false;
+                } else if (i < n && isIdentChar(src[i]) && (!firstSeg || isIdentStart(src[i]))) {
+                    while (i < n && isIdentChar(src[i]))
+                        key += src[i++];
+                } else {
+                    return fail("a field path cannot end with '.'", i - 1);
+                }
+                fieldpath::appendKey(t.text, key);
+                firstSeg = false;
+                if (i < n && src[i] == '.' && i + 1 < n
+                    && (isIdentChar(src[i + 1]) || src[i + 1] == '`')) {
+                    t.text += '.';
                     ++i;
+                    plainOnly = false;
+                    continue;
+                }
+                break;
             }
             if (i < n && src[i] == '.')
                 return fail("a field path cannot end with '.'", i);
-            t.text.assign(src.substr(start, i - start));
-            t.kind = t.text.find('.') == std::string::npos ? keyword(t.text) : Tok::Ident;
-        } else if (c == '`') {
-            // `field-with-dashes`: any bytes but a backtick.
-            ++i;
-            while (i < n && src[i] != '`')
-                ++i;
-            if (i >= n)
-                return fail("unterminated `quoted field`: add the closing backtick", start);
-            t.text.assign(src.substr(start + 1, i - start - 1));
-            if (t.text.empty())
-                return fail("empty `quoted field`", start);
-            ++i;
-            t.kind = Tok::Ident;
-            t.quotedIdent = true;
+            if (i < n && src[i] == '`')
+                return fail("a backtick right after a name: join keys with '.' (a.`b`)", i);
+            t.kind = plainOnly ? keyword(t.text) : Tok::Ident;
+            t.quotedIdent = firstQuoted;
         } else if (isDigit(c) || (c == '.' && i + 1 < n && isDigit(src[i + 1]))) {
             bool isDouble = false;
             while (i < n && isDigit(src[i]))
@@ -126,21 +192,30 @@ bool tokenize(std::string_view src, std::vector<Token> &out, LexError &err)
             }
             if (i < n && isIdentStart(src[i]))
                 return fail("unexpected '" + std::string(1, src[i]) + "' after a number", i);
-            std::string num(src.substr(start, i - start));
+            const std::string_view num = src.substr(start, i - start);
             if (!isDouble) {
-                errno = 0;
-                char *end = nullptr;
-                long long v = std::strtoll(num.c_str(), &end, 10);
-                if (errno == ERANGE)
-                    isDouble = true; // too large for int64: keep it as a double
-                else {
-                    t.kind = Tok::Int;
-                    t.i = v;
+                std::int64_t v = 0;
+                auto r = std::from_chars(num.data(), num.data() + num.size(), v);
+                if (r.ec != std::errc())
+                    return fail("the integer " + std::string(num)
+                                    + " does not fit in 64 bits (at most 9223372036854775807)",
+                                start);
+                t.kind = Tok::Int;
+                t.i = v;
+            } else {
+                // from_chars, not strtod: the C locale's decimal point whatever the process's.
+                double d = 0;
+                auto r = std::from_chars(num.data(), num.data() + num.size(), d);
+                if (r.ec != std::errc()) {
+                    const bool tiny = magnitude(num) <= 0;
+                    return fail(tiny ? "the number " + std::string(num)
+                                           + " is too small for a double (it would be 0)"
+                                     : "the number " + std::string(num)
+                                           + " is too large for a double (beyond 1.8e308)",
+                                start);
                 }
-            }
-            if (isDouble) {
                 t.kind = Tok::Double;
-                t.d = std::strtod(num.c_str(), nullptr);
+                t.d = d;
             }
         } else if (c == '\'' || c == '"') {
             // Quotes: the other quote kind is literal; a backslash escapes the next byte

@@ -90,12 +90,19 @@ private:
 
     int add(Node n)
     {
+        // Depth of the tree (evaluation recurses over it): bounded like the nesting.
+        int depth = 1;
+        for (int k : n.kids)
+            depth = std::max(depth, m_depthOf[static_cast<std::size_t>(k)] + 1);
+        if (depth > kMaxDepth)
+            tooDeep(n.column);
         // Nodes that may build a string (concatenation, lower/upper) own a scratch buffer.
         if (n.op == Op::Add || n.op == Op::Lower || n.op == Op::Upper) {
             n.scratch = static_cast<int>(m_e.m_scratch.size());
             m_e.m_scratch.emplace_back();
         }
         m_e.m_nodes.push_back(std::move(n));
+        m_depthOf.push_back(depth);
         return static_cast<int>(m_e.m_nodes.size() - 1);
     }
 
@@ -149,8 +156,32 @@ private:
         }
     }
 
+    [[noreturn]] void tooDeep(int column)
+    {
+        fail("the expression is nested too deeply (more than " + std::to_string(kMaxDepth)
+                 + " levels of parentheses, operators or calls); split it, or use `x in [...]` "
+                   "for a long list of alternatives",
+             column);
+    }
+
+    /// Counts parseExpr's recursion: a 10,000-deep `((((` fails here, not on the stack.
+    struct Nesting
+    {
+        Parser &p;
+        explicit Nesting(Parser &parser)
+            : p(parser)
+        {
+            if (++p.m_nesting > kMaxDepth)
+                p.tooDeep(p.peek().column);
+        }
+        ~Nesting() { --p.m_nesting; }
+        Nesting(const Nesting &) = delete;
+        Nesting &operator=(const Nesting &) = delete;
+    };
+
     int parseExpr(int minPower)
     {
+        Nesting guard(*this);
         int lhs = parsePrefix();
         while (true) {
             const Token &op = peek();
@@ -486,8 +517,12 @@ private:
              node(rhs).column);
     }
 
+    static constexpr int kMaxDepth = 256;
+
     std::vector<Token> m_toks;
     std::size_t m_pos = 0;
+    int m_nesting = 0;          ///< parseExpr calls in progress
+    std::vector<int> m_depthOf; ///< per node: depth of its subtree
     Expression &m_e;
     int m_lastWasComparison = -1; ///< node index of the last comparison built at this level
 };

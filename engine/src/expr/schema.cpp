@@ -1,6 +1,7 @@
 #include "expr/schema.hpp"
 
 #include <tideline/engine/catalog.hpp>
+#include <tideline/engine/validate.hpp>
 
 #include <algorithm>
 
@@ -8,19 +9,29 @@ namespace tideline::expr {
 
 namespace {
 
-std::optional<std::vector<std::string>>
-fieldsOut(const PipelineSpec &spec, int nodeIndex, int depth)
+/// The node feeding `input` of node `nodeIndex` (first such edge), or -1.
+int feeder(const PipelineSpec &spec, const SpecGraph &graph, int nodeIndex, std::string_view input)
 {
+    for (int e : graph.inEdges[static_cast<std::size_t>(nodeIndex)]) {
+        const EdgeSpec &edge = spec.edges[static_cast<std::size_t>(e)];
+        if (edge.to.port == input)
+            return graph.nodeIndex(edge.from.node);
+    }
+    return -1;
+}
+
+std::optional<std::vector<std::string>>
+fieldsOut(const PipelineSpec &spec, const SpecGraph &graph, int nodeIndex, int depth)
+{
+    // Walks up at most 64 nodes (so validating a long chain stays linear), looking edges up
+    // in the graph index rather than scanning the edge list.
     if (depth > 64 || nodeIndex < 0)
         return std::nullopt;
     const NodeSpec &n = spec.nodes[static_cast<std::size_t>(nodeIndex)];
     if (n.kind == "source.generator")
         return std::vector<std::string>{"event_id", "user_id", "value", "event_time", "partition"};
     auto upstream = [&]() -> std::optional<std::vector<std::string>> {
-        for (const auto &e : spec.edges)
-            if (e.to.node == n.id && e.to.port == "in")
-                return fieldsOut(spec, spec.nodeIndex(e.from.node), depth + 1);
-        return std::nullopt;
+        return fieldsOut(spec, graph, feeder(spec, graph, nodeIndex, "in"), depth + 1);
     };
     if (n.kind == "watermark" || n.kind == "filter" || n.kind == "dedup")
         return upstream();
@@ -55,11 +66,16 @@ fieldsOut(const PipelineSpec &spec, int nodeIndex, int depth)
 std::optional<std::vector<std::string>>
 knownInputFields(const PipelineSpec &spec, int nodeIndex, const std::string &input)
 {
-    const NodeSpec &n = spec.nodes[static_cast<std::size_t>(nodeIndex)];
-    for (const auto &e : spec.edges)
-        if (e.to.node == n.id && e.to.port == input)
-            return fieldsOut(spec, spec.nodeIndex(e.from.node), 1);
-    return std::nullopt;
+    const SpecGraph graph(spec);
+    return fieldsOut(spec, graph, feeder(spec, graph, nodeIndex, input), 1);
+}
+
+std::optional<std::vector<std::string>> knownInputFields(const NodeValidationContext &ctx,
+                                                         const std::string &input)
+{
+    if (!ctx.graph)
+        return knownInputFields(ctx.spec, ctx.nodeIndex, input);
+    return fieldsOut(ctx.spec, *ctx.graph, feeder(ctx.spec, *ctx.graph, ctx.nodeIndex, input), 1);
 }
 
 bool fieldKnown(const std::vector<std::string> &fields, const std::string &path)

@@ -7,6 +7,7 @@
 // then an expression naming another field earns a warning.
 
 #include <tideline/engine/spec.hpp>
+#include <tideline/engine/validate.hpp>
 
 #include <optional>
 #include <string>
@@ -17,6 +18,10 @@ namespace tideline::expr {
 /// The fields arriving on `input` of node `nodeIndex`, when they are knowable; nullopt if not.
 std::optional<std::vector<std::string>>
 knownInputFields(const PipelineSpec &spec, int nodeIndex, const std::string &input = "in");
+
+/// The same during validation, with the graph index validate() built (linear overall).
+std::optional<std::vector<std::string>> knownInputFields(const NodeValidationContext &ctx,
+                                                         const std::string &input = "in");
 
 /// Is `path` among `fields` (exactly, nested under one, or a parent of one)?
 bool fieldKnown(const std::vector<std::string> &fields, const std::string &path);

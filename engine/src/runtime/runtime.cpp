@@ -361,8 +361,17 @@ void Runtime::emitWrapped(int nodeIdx,
     else
         wrapped.append("record", Value::null());
     if (!raw.empty()) {
+        // The first 4 KiB as text ("raw"), cut at a character boundary; bytes that are not
+        // UTF-8 as "raw_base64" instead, so the errors file stays valid JSON and loses nothing.
         constexpr std::size_t kMaxRaw = 4096;
-        wrapped.append("raw", Value::string(raw.substr(0, kMaxRaw)));
+        const std::string_view text = raw.substr(0, utf8Prefix(raw, kMaxRaw));
+        if (invalidUtf8At(text) == std::string_view::npos) {
+            wrapped.append("raw", Value::string(text));
+        } else {
+            std::string b64;
+            appendBase64(raw.substr(0, kMaxRaw), b64);
+            wrapped.append("raw_base64", Value::string(b64));
+        }
         if (raw.size() > kMaxRaw)
             wrapped.append("raw_bytes", Value::integer(static_cast<std::int64_t>(raw.size())));
     }

@@ -108,6 +108,41 @@ struct StaticPath
     }
 };
 
+/// Field paths: how records name their fields, and the syntax of `key`, `time_field`, `map`
+/// and expressions. A path is keys joined by dots (`user.id` is key `id` inside object
+/// `user`); a key that contains a dot or a backtick is written in backticks, a backtick in it
+/// doubled: `` `service.name` `` is the top-level key "service.name", `` a.`b.c` `` is key
+/// "b.c" inside object "a". Every other byte (spaces, dashes, UTF-8) is plain, and a key may
+/// be empty (`{"": 1}` is the path ""). A record's field names are always *canonical* paths:
+/// backticks exactly where a key needs them, so equal paths are equal strings and the hot path
+/// compares bytes only.
+namespace fieldpath {
+
+/// Does `key` need backticks as a path segment (it contains '.' or '`')?
+bool needsQuotes(std::string_view key);
+/// Appends `key` as one canonical path segment (quoted when it must be).
+void appendKey(std::string &out, std::string_view key);
+/// The canonical one-segment path of `key`.
+std::string quoteKey(std::string_view key);
+/// End of the segment of `path` that starts at `pos`: the index of the '.' that follows it, or
+/// path.size(). Works on any text (an unclosed quote runs to the end).
+std::size_t segmentEnd(std::string_view path, std::size_t pos);
+/// The key a segment stands for (backticks removed, doubled backticks undone).
+void appendUnquoted(std::string &out, std::string_view segment);
+/// The keys of a path, top-level first.
+std::vector<std::string> keys(std::string_view path);
+/// Reads a path as a user wrote it (a param, an expression) into its canonical form. False
+/// with `error` set (and `errorAt`, a byte offset) when it is not a path: an unclosed backtick,
+/// a backtick inside a plain key, text after a closing backtick.
+bool canonical(std::string_view text,
+               std::string &out,
+               std::string &error,
+               std::size_t *errorAt = nullptr);
+/// True when `text` is a path already in canonical form.
+bool isCanonical(std::string_view text);
+
+} // namespace fieldpath
+
 /// A process-lifetime copy of path, the same one for equal paths: for names known when a
 /// pipeline is built (map's `set` keys, ...). Thread-safe; the copies are never freed, so use
 /// it for names from pipeline files, not for names read from data.

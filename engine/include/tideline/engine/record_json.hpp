@@ -18,8 +18,20 @@ struct RecordLimits
 {
     std::size_t maxBytes = 1u << 20; ///< Longest accepted record, in bytes (1 MiB).
     int maxDepth = 32;               ///< Deepest accepted nesting of objects and arrays.
+    /// Use the hand-written fast path for plain lines (off: every line goes to simdjson; for
+    /// tests and the fuzzers, which check that both give the same result).
+    bool fastPath = true;
 };
 
+/// Event lines are parsed strictly (RFC 8259), with these rules where JSON leaves room:
+/// - a key containing '.' or '`' becomes a backtick-quoted path segment (`service.name`), so
+///   keys come out exactly as they came in;
+/// - duplicate keys in one object: the last value wins, at the place of the first occurrence
+///   (what JavaScript's JSON.parse and Python's json do); the record holds the key once;
+/// - integers from 2^63 to 2^64-1 are kept as their exact digits (a raw number: written back
+///   unchanged, not a number for arithmetic); integers beyond 64 bits, and decimals too large
+///   for a double (1e400) or so small they would read as 0 (1e-400), are rejected with the
+///   reason and column.
 class RecordParser
 {
 public:
@@ -29,7 +41,8 @@ public:
     RecordParser &operator=(const RecordParser &) = delete;
 
     /// Parses one JSON object into `out` (cleared first). On failure returns false and sets
-    /// `error` to a short reason ("not a JSON object", "record too large: ...").
+    /// `error` to a short reason with the column ("expected ',' or '}' after a value at
+    /// column 9", "record too large: ...").
     bool parse(std::string_view json, Record &out, std::string &error);
 
     const RecordLimits &limits() const { return m_limits; }
@@ -40,33 +53,82 @@ private:
     RecordLimits m_limits;
 };
 
-/// Appends the record as one JSON object (nested objects rebuilt from dotted paths).
+/// Appends the record as one JSON object (nested objects rebuilt from the paths; a quoted
+/// segment is written as its key).
 void appendJson(const Record &record, std::string &out);
 std::string toJson(const Record &record);
-/// Appends a JSON string literal (with quotes), escaping as RFC 8259 requires.
+/// Appends a JSON string literal (with quotes), escaping as RFC 8259 requires. Bytes that are
+/// not valid UTF-8 (never produced by the parsers) are written as U+FFFD, so the output is
+/// always valid JSON.
 void appendJsonString(std::string_view s, std::string &out);
 /// Appends a value as JSON (doubles in shortest round-trip form, non-finite as null).
 void appendJsonValue(const Value &v, std::string &out);
 
-/// CSV (RFC 4180): one header line, then records. Values are typed by their text: integers,
-/// then decimals, then `true`/`false`; an empty cell is null; everything else is a string.
+/// CSV (RFC 4180): one header line, then records; a quoted cell may hold commas, doubled
+/// quotes and newlines (the file source joins the lines of such a record, see QuoteScan). A
+/// UTF-8 byte order mark before the header is dropped; a line that is not valid UTF-8 is an
+/// error. Each header cell is one key (`service.name` is the key "service.name"; in paths it
+/// is written in backticks); a repeated name keeps the last cell, at the place of the first.
+/// Cells are typed by their text, and only when the text survives: an integer written as JSON
+/// writes it (no leading zeros, no '+': 02134 and 007 stay strings), 2^63 ... 2^64-1 is kept
+/// as its digits, a decimal whose digits a double keeps (1.5, 1e3; not 0.1000000000000000055),
+/// `true`/`false`; an empty cell is null; everything else is a string.
 class CsvReader
 {
 public:
-    /// Reads the header. Returns false with error set when the header is empty.
+    /// Reads the header. Returns false with error set when the header is empty or not UTF-8.
     bool setHeader(std::string_view line, std::string &error);
+    /// The record names of the columns (keys quoted where a path needs it).
     const std::vector<std::string> &columns() const { return m_columns; }
-    /// Parses one data line; false with error when the cell count does not match the header.
+    /// Parses one record (its lines joined by '\n'); false with error when the cell count does
+    /// not match the header, a quote is unclosed or the text is not UTF-8.
     bool parse(std::string_view line, Record &out, std::string &error) const;
     /// Splits a CSV line into cells (quotes removed, doubled quotes unescaped).
     static bool split(std::string_view line, std::vector<std::string> &cells, std::string &error);
 
+    /// Tells whether a record's text so far ends inside a quoted cell (then the next line
+    /// belongs to it). Fed line by line, with the '\n' between lines.
+    struct QuoteScan
+    {
+        bool inQuotes = false;
+        bool cellStart = true;
+        bool pendingQuote = false;
+        void feed(std::string_view text);
+        bool open() const;
+    };
+
 private:
     std::vector<std::string> m_columns;
+    bool m_duplicateColumns = false;
 };
 
-/// Typed value of a CSV cell or other text (see CsvReader). `storage` must outlive the Value.
+/// Typed value of a CSV cell or other text (see CsvReader). The Value points into `text`.
 Value inferValue(std::string_view text);
+
+/// Length of the valid UTF-8 sequence at p (1 for ASCII), or 0 when the bytes there are not
+/// valid UTF-8 (RFC 3629: no overlong forms, surrogates or code points above U+10FFFF).
+std::size_t utf8SequenceLength(const unsigned char *p, std::size_t avail);
+/// Byte offset of the first invalid UTF-8 sequence in s, or npos.
+std::size_t invalidUtf8At(std::string_view s);
+/// The longest prefix length of s, at most max, that does not cut a UTF-8 sequence.
+std::size_t utf8Prefix(std::string_view s, std::size_t max);
+/// Standard base64 (RFC 4648, padded).
+void appendBase64(std::string_view bytes, std::string &out);
+
+/// What a JSON number literal at the start of `s` is.
+struct NumberCheck
+{
+    enum Kind { Ok, Unsigned, OutOfRange, Malformed };
+    Kind kind = Ok;         ///< Unsigned: an integer in 2^63 ... 2^64-1
+    bool isInteger = false; ///< no fraction, no exponent
+    std::size_t length = 0; ///< bytes of the literal (for Malformed: up to the problem)
+    const char *why = "";   ///< for OutOfRange / Malformed
+};
+NumberCheck checkJsonNumber(std::string_view s);
+
+/// The first problem of JSON text, with its 1-based column, as a short message ("expected ','
+/// or '}' after a value at column 9"); false when there is none. Used for error reasons.
+bool findJsonProblem(std::string_view text, std::string &message);
 
 /// Writes CSV with a fixed column list (taken from the first record written).
 void appendCsvHeader(const std::vector<std::string> &columns, std::string &out);

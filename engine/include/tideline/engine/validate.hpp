@@ -5,6 +5,8 @@
 
 #include <tideline/engine/spec.hpp>
 
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace tideline {
@@ -29,12 +31,27 @@ std::vector<Diagnostic> validateEnvironment(const PipelineSpec &spec, const std:
 /// dragging a connection.
 std::string checkNewEdge(const PipelineSpec &spec, const EdgeSpec &edge);
 
+/// The graph of a spec with O(1) lookups, built once per validate() run: validators use it
+/// instead of scanning nodes and edges (which made validating a long chain quadratic).
+struct SpecGraph
+{
+    explicit SpecGraph(const PipelineSpec &spec);
+    /// Index of the first node with this id, or -1.
+    int nodeIndex(std::string_view id) const;
+    /// Per node: indexes of the edges into / out of it (edges naming an unknown node left out).
+    std::vector<std::vector<int>> inEdges, outEdges;
+
+private:
+    std::unordered_map<std::string_view, int> m_ids;
+};
+
 /// Per-kind semantic checks live next to their operators; they add to `out`.
 struct NodeValidationContext
 {
     const PipelineSpec &spec;
     int nodeIndex;
     std::vector<Diagnostic> &out;
+    const SpecGraph *graph = nullptr; ///< set by validate(); null when called on its own
     void error(const std::string &param, const std::string &message, int column = -1) const;
     void warning(const std::string &param, const std::string &message) const;
 };

@@ -5,6 +5,7 @@
 #include "operators/operators.hpp"
 
 #include <functional>
+#include <optional>
 #include <set>
 
 namespace tideline {
@@ -54,21 +55,24 @@ void checkServers(const NodeValidationContext &ctx)
                                              "e.g. \"localhost:9092\"");
 }
 
-/// Node indexes reachable downstream of `from` through data ports.
-std::vector<int> downstream(const PipelineSpec &spec, int from)
+/// Node indexes reachable downstream of `from` through data ports (edges looked up in the
+/// graph index: scanning every edge per node made validation quadratic).
+std::vector<int> downstream(const NodeValidationContext &ctx, int from)
 {
+    const PipelineSpec &spec = ctx.spec;
+    std::optional<SpecGraph> own;
+    const SpecGraph &graph = ctx.graph ? *ctx.graph : own.emplace(spec);
     std::vector<int> out;
     std::set<int> seen{from};
     std::vector<int> stack{from};
     while (!stack.empty()) {
         int v = stack.back();
         stack.pop_back();
-        for (const auto &e : spec.edges) {
-            if (e.from.node != spec.nodes[static_cast<std::size_t>(v)].id)
-                continue;
+        for (int ei : graph.outEdges[static_cast<std::size_t>(v)]) {
+            const EdgeSpec &e = spec.edges[static_cast<std::size_t>(ei)];
             if (e.from.port == "errors" || e.from.port == "late")
                 continue;
-            int t = spec.nodeIndex(e.to.node);
+            int t = graph.nodeIndex(e.to.node);
             if (t >= 0 && seen.insert(t).second) {
                 out.push_back(t);
                 stack.push_back(t);
@@ -108,7 +112,7 @@ void validateKafkaSource(const NodeValidationContext &ctx)
     const bool tasks = p.value("partition_tasks", true);
     const bool checkpoints = ctx.spec.settings.contains("checkpoint");
     bool keyedState = false;
-    for (int v : downstream(ctx.spec, ctx.nodeIndex)) {
+    for (int v : downstream(ctx, ctx.nodeIndex)) {
         const NodeSpec &n = ctx.spec.nodes[static_cast<std::size_t>(v)];
         const std::string fields = keyedStateFields(n);
         const NodeKind *kind = findNodeKind(n.kind);
@@ -165,7 +169,7 @@ void validateKafkaSink(const NodeValidationContext &ctx)
     for (std::size_t i = 0; i < ctx.spec.nodes.size(); ++i) {
         if (ctx.spec.nodes[i].kind != "source.kafka")
             continue;
-        auto down = downstream(ctx.spec, static_cast<int>(i));
+        auto down = downstream(ctx, static_cast<int>(i));
         if (std::find(down.begin(), down.end(), ctx.nodeIndex) == down.end())
             continue;
         ++sources;

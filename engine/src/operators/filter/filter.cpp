@@ -51,7 +51,7 @@ void validateFilter(const NodeValidationContext &ctx)
     if (it == n.params.end() || !it->is_string() || it->get<std::string>().empty())
         return; // the param checker already reported it
     expr::checkExpression(ctx, "expr", it->get<std::string>(), expr::Want::Boolean,
-                          expr::knownInputFields(ctx.spec, ctx.nodeIndex));
+                          expr::knownInputFields(ctx));
 }
 
 } // namespace tideline

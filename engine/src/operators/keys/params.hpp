@@ -2,6 +2,7 @@
 // Small readers of node params for the operator factories. Validation has already checked the
 // types against the catalog, so these only pick values (with the kind's defaults when absent).
 
+#include <tideline/engine/record.hpp>
 #include <tideline/engine/spec.hpp>
 
 #include <string>
@@ -9,6 +10,14 @@
 
 namespace tideline::keys {
 
+/// A field path as records name it: `user`.id is user.id (fieldpath::canonical).
+inline std::string fieldPathParam(const std::string &path)
+{
+    std::string canonical, error;
+    return fieldpath::canonical(path, canonical, error) ? canonical : path;
+}
+
+/// A list of field paths (`key`, `left_key`, ...), each in canonical form.
 inline std::vector<std::string> stringListParam(const Json &params, const char *name)
 {
     std::vector<std::string> out;
@@ -16,9 +25,9 @@ inline std::vector<std::string> stringListParam(const Json &params, const char *
         if (it->is_array()) {
             for (const auto &v : *it)
                 if (v.is_string())
-                    out.push_back(v.get<std::string>());
+                    out.push_back(fieldPathParam(v.get<std::string>()));
         } else if (it->is_string()) {
-            out.push_back(it->get<std::string>()); // a single field given as a string
+            out.push_back(fieldPathParam(it->get<std::string>())); // one field as a string
         }
     }
     return out;

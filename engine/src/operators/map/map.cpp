@@ -60,12 +60,31 @@ std::vector<std::string> stringList(const Json &params, const char *name)
     return keys::stringListParam(params, name);
 }
 
-/// A field path written as a key of `set`: dotted segments, none empty.
-bool validPath(const std::string &p)
+/// A field path written as a key of `set` (keys joined by dots, none empty; a key with a dot
+/// in backticks: `service.name`): "" or what is wrong with it.
+std::string pathProblem(const std::string &p)
 {
-    if (p.empty() || p.front() == '.' || p.back() == '.' || p.find("..") != std::string::npos)
-        return false;
-    return true;
+    std::string canonical, error;
+    if (!fieldpath::canonical(p, canonical, error))
+        return error;
+    for (const auto &k : fieldpath::keys(canonical))
+        if (k.empty())
+            return "an empty name (use names joined by single dots, e.g. user.country)";
+    return {};
+}
+
+/// The canonical form of a path param (`a`.b is a.b), as records name fields.
+std::string canonicalPath(const std::string &p)
+{
+    std::string canonical, error;
+    return fieldpath::canonical(p, canonical, error) ? canonical : p;
+}
+
+std::vector<std::string> canonicalPaths(std::vector<std::string> paths)
+{
+    for (auto &p : paths)
+        p = canonicalPath(p);
+    return paths;
 }
 
 } // namespace
@@ -76,28 +95,26 @@ std::unique_ptr<Operator> makeMap(const OperatorContext &ctx)
     if (auto it = ctx.spec.params.find("set"); it != ctx.spec.params.end() && it->is_object())
         for (auto s = it->begin(); s != it->end(); ++s) {
             // References resolved as in filter (validation warns about them here).
-            set.push_back({internPath(s.key()),
-                           expr::compileOrThrow("set." + s.key(),
-                                                ctx.resolve("set", s.value().get<std::string>()),
-                                                expr::Want::Anything)});
+            std::string text = ctx.resolve("set", s.value().get<std::string>());
+            set.push_back({internPath(canonicalPath(s.key())),
+                           expr::compileOrThrow("set." + s.key(), text, expr::Want::Anything)});
         }
-    return std::make_unique<MapOperator>(std::move(set), stringList(ctx.spec.params, "keep"),
-                                         stringList(ctx.spec.params, "drop"));
+    return std::make_unique<MapOperator>(std::move(set),
+                                         canonicalPaths(stringList(ctx.spec.params, "keep")),
+                                         canonicalPaths(stringList(ctx.spec.params, "drop")));
 }
 
 void validateMap(const NodeValidationContext &ctx)
 {
     const NodeSpec &n = ctx.spec.nodes[static_cast<std::size_t>(ctx.nodeIndex)];
-    auto known = expr::knownInputFields(ctx.spec, ctx.nodeIndex);
+    auto known = expr::knownInputFields(ctx);
     bool any = false;
     if (auto it = n.params.find("set"); it != n.params.end() && it->is_object()) {
         for (auto s = it->begin(); s != it->end(); ++s) {
             any = true;
             std::string param = "set." + s.key();
-            if (!validPath(s.key())) {
-                ctx.error(param, "'" + s.key()
-                                     + "' is not a field path (use names joined by single dots, "
-                                       "e.g. user.country)");
+            if (std::string why = pathProblem(s.key()); !why.empty()) {
+                ctx.error(param, "'" + s.key() + "' is not a field path: " + why);
                 continue;
             }
             if (!s.value().is_string()) {

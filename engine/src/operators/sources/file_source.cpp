@@ -65,6 +65,7 @@ public:
                     throw std::runtime_error("reading " + m_path + ": " + m_reader.error());
                 break;
             }
+            m_recordLine = m_reader.lineNumber();
             if (r == LineReader::Result::TooLong) {
                 out.emitError("record_too_large", Record{}, kMinTime, line,
                               where() + " (" + std::to_string(fullLength) + " bytes, limit "
@@ -72,8 +73,22 @@ public:
                 ++produced;
                 continue;
             }
+            if (m_reader.lineNumber() == 1 && line.substr(0, 3) == "\xEF\xBB\xBF")
+                line.remove_prefix(3); // a UTF-8 byte order mark is not part of the data
             if (isBlank(line))
                 continue;
+            if (m_csv && line.find('"') != std::string_view::npos) {
+                // RFC 4180: a quoted cell may span lines; join them (with '\n') first.
+                CsvReader::QuoteScan scan;
+                scan.feed(line);
+                if (scan.open()) {
+                    if (!joinCsvLines(line, scan, out)) {
+                        ++produced; // it went to `errors`
+                        continue;
+                    }
+                    line = m_joined;
+                }
+            }
             // One record object parses every line: when downstream did not keep the last one
             // (stateless pipelines), its buffers are still here and nothing is allocated.
             Record &rec = m_rec;
@@ -156,7 +171,41 @@ private:
     }
     std::string where() const
     {
-        return m_displayPath + ":" + std::to_string(m_reader.lineNumber());
+        std::string w = m_displayPath + ":" + std::to_string(m_recordLine);
+        if (m_reader.lineNumber() > m_recordLine)
+            w += "-" + std::to_string(m_reader.lineNumber());
+        return w;
+    }
+    /// Reads the following lines of a CSV record whose quoted cell is still open into
+    /// m_joined. False when it cannot be completed (unclosed at the end of the file, or longer
+    /// than the record limit): the record then went to `errors`.
+    bool joinCsvLines(std::string_view first, CsvReader::QuoteScan &scan, Output &out)
+    {
+        m_joined.assign(first);
+        const std::size_t limit = m_parser.limits().maxBytes;
+        std::string_view next;
+        std::uint64_t length = 0;
+        while (scan.open()) {
+            auto r = m_reader.next(next, length);
+            if (r == LineReader::Result::End) {
+                if (!m_reader.error().empty())
+                    throw std::runtime_error("reading " + m_path + ": " + m_reader.error());
+                out.emitError("unclosed quote: the quoted cell runs to the end of the file",
+                              Record{}, kMinTime, m_joined, where());
+                return false;
+            }
+            if (r == LineReader::Result::TooLong || m_joined.size() + 1 + next.size() > limit) {
+                out.emitError("record_too_large", Record{}, kMinTime, m_joined,
+                              where() + " (a quoted cell spans lines beyond the limit of "
+                                  + std::to_string(limit) + " bytes)");
+                return false;
+            }
+            m_joined += '\n';
+            m_joined.append(next);
+            scan.feed("\n");
+            scan.feed(next);
+        }
+        return true;
     }
     void readHeader()
     {
@@ -164,6 +213,22 @@ private:
         std::uint64_t len = 0;
         auto r = m_reader.next(line, len);
         std::string err;
+        if (r == LineReader::Result::Line) {
+            CsvReader::QuoteScan scan;
+            scan.feed(line);
+            std::string header(line);
+            while (scan.open() && header.size() < m_parser.limits().maxBytes) {
+                std::string_view next;
+                if (m_reader.next(next, len) != LineReader::Result::Line)
+                    break;
+                header += '\n';
+                header.append(next);
+                scan.feed("\n");
+                scan.feed(next);
+            }
+            m_joined = std::move(header);
+            line = m_joined;
+        }
         if (r != LineReader::Result::Line || !m_csvReader.setHeader(line, err))
             throw ConfigError("params.path: " + m_path + " has no usable CSV header line"
                               + (err.empty() ? "" : ": " + err));
@@ -186,6 +251,8 @@ private:
     Record m_rec;
     Record m_held;
     bool m_heldBack = false;
+    std::uint64_t m_recordLine = 0; ///< first line of the record being read
+    std::string m_joined;           ///< a CSV record of several lines
 };
 
 } // namespace

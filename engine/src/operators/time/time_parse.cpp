@@ -33,6 +33,13 @@ void civilFromDays(std::int64_t z, std::int64_t &y, unsigned &m, unsigned &d)
     y = static_cast<std::int64_t>(yoe) + era * 400 + (m <= 2);
 }
 
+int daysInMonth(int y, int m)
+{
+    static const int days[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    return m == 2 && leap ? 29 : days[m - 1];
+}
+
 bool digits(std::string_view s, std::size_t pos, std::size_t n, int &out)
 {
     if (pos + n > s.size())
@@ -56,8 +63,8 @@ std::optional<Timestamp> parseIso8601(std::string_view s)
     if (!digits(s, 0, 4, y) || s.size() < 10 || s[4] != '-' || !digits(s, 5, 2, mo) || s[7] != '-'
         || !digits(s, 8, 2, d))
         return std::nullopt;
-    if (mo < 1 || mo > 12 || d < 1 || d > 31)
-        return std::nullopt;
+    if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo))
+        return std::nullopt; // 2023-02-30 is not a date (not 2 March)
     std::size_t pos = 10;
     std::int64_t ms = 0;
     if (pos < s.size() && (s[pos] == 'T' || s[pos] == 't' || s[pos] == ' ')) {
@@ -106,6 +113,8 @@ std::optional<Timestamp> parseIso8601(std::string_view s)
                 p2 += 2;
             if (p2 != s.size())
                 return std::nullopt;
+            if (oh > 23 || om > 59)
+                return std::nullopt;
             offsetMin = (oh * 60 + om) * (c == '-' ? -1 : 1);
             pos = s.size();
         } else {
@@ -117,35 +126,77 @@ std::optional<Timestamp> parseIso8601(std::string_view s)
     return secs * 1000 + ms;
 }
 
+namespace {
+
+/// Event times are kept within ±9e18 ms (about ±285 million years): far from the int64 ends,
+/// which stand for -inf/+inf (kMinTime/kMaxTime) and which saturating arithmetic reaches.
+constexpr std::int64_t kMaxAbsTime = 9'000'000'000'000'000LL;
+constexpr const char *kOutOfRange = "time out of range (event times are epoch milliseconds "
+                                    "within ±9e18)";
+
+std::optional<Timestamp> fromMillis(double ms, const char *&why)
+{
+    const double t = std::floor(ms);
+    if (!std::isfinite(t) || std::abs(t) > static_cast<double>(kMaxAbsTime)) {
+        why = kOutOfRange;
+        return std::nullopt;
+    }
+    return static_cast<Timestamp>(t);
+}
+
+std::optional<Timestamp> fromInteger(std::int64_t v, bool seconds, const char *&why)
+{
+    const std::int64_t limit = seconds ? kMaxAbsTime / 1000 : kMaxAbsTime;
+    if (v > limit || v < -limit) {
+        why = kOutOfRange;
+        return std::nullopt;
+    }
+    return seconds ? v * 1000 : v;
+}
+
+} // namespace
+
 std::optional<Timestamp> eventTimeOf(const Value &v, TimeFormat format, const char *&why)
 {
     switch (format) {
     case TimeFormat::EpochMs:
     case TimeFormat::EpochS: {
-        double scale = format == TimeFormat::EpochS ? 1000.0 : 1.0;
-        if (v.type == ValueType::Int) {
-            if (format == TimeFormat::EpochMs)
-                return v.i;
-            if (std::abs(v.i) > 9'000'000'000'000'000LL / 1000) {
-                why = "time out of range";
-                return std::nullopt;
-            }
-            return v.i * 1000;
-        }
-        if (v.type == ValueType::Double) {
-            double t = std::floor(v.d * scale);
-            if (!std::isfinite(t) || std::abs(t) > 9.0e18) {
-                why = "time out of range";
-                return std::nullopt;
-            }
-            return static_cast<Timestamp>(t);
+        const bool seconds = format == TimeFormat::EpochS;
+        if (v.type == ValueType::Int)
+            return fromInteger(v.i, seconds, why);
+        if (v.type == ValueType::Double)
+            return fromMillis(seconds ? v.d * 1000.0 : v.d, why);
+        if (v.type == ValueType::Raw) {
+            // An integer beyond int64 kept as its digits (or an array/object).
+            const char c = v.s.empty() ? '\0' : v.s.front();
+            why = (c == '-' || (c >= '0' && c <= '9')) ? kOutOfRange : "time field is not a number";
+            return std::nullopt;
         }
         if (v.type == ValueType::String) {
-            // Numbers sent as strings ("1700000000000") are common in CSV and Kafka payloads.
+            // Numbers sent as strings ("1700000000000", "1700000000.5") are common in CSV and
+            // Kafka payloads: the same rules as numbers.
+            const char *b = v.s.data(), *e = v.s.data() + v.s.size();
             std::int64_t x = 0;
-            auto r = std::from_chars(v.s.data(), v.s.data() + v.s.size(), x);
-            if (r.ec == std::errc() && r.ptr == v.s.data() + v.s.size())
-                return format == TimeFormat::EpochS ? x * 1000 : x;
+            auto r = std::from_chars(b, e, x);
+            if (r.ec == std::errc() && r.ptr == e)
+                return fromInteger(x, seconds, why);
+            if (r.ec == std::errc::result_out_of_range && r.ptr == e) {
+                why = kOutOfRange;
+                return std::nullopt;
+            }
+            const bool numeric
+                = !v.s.empty()
+                  && v.s.find_first_not_of("0123456789.-eE+") == std::string_view::npos;
+            double d = 0;
+            auto rd = std::from_chars(b, e, d);
+            if (numeric && rd.ptr == e) {
+                if (rd.ec == std::errc())
+                    return fromMillis(seconds ? d * 1000.0 : d, why);
+                if (rd.ec == std::errc::result_out_of_range) {
+                    why = kOutOfRange;
+                    return std::nullopt;
+                }
+            }
             why = "time field is a string that is not a number; set time_format to iso8601 if it "
                   "is a date";
             return std::nullopt;
@@ -158,8 +209,13 @@ std::optional<Timestamp> eventTimeOf(const Value &v, TimeFormat format, const ch
             why = "time field is not an ISO-8601 string";
             return std::nullopt;
         }
-        if (auto t = parseIso8601(v.s))
+        if (auto t = parseIso8601(v.s)) {
+            if (*t > kMaxAbsTime || *t < -kMaxAbsTime) { // cannot happen for 4-digit years
+                why = kOutOfRange;
+                return std::nullopt;
+            }
             return t;
+        }
         why = "time field is not a valid ISO-8601 date-time";
         return std::nullopt;
     }

@@ -34,6 +34,10 @@ public:
         , m_clock(ctx.clock)
         , m_upstream(ctx.upstreamSource)
     {
+        // `a`.b and a.b name the same field: records use the canonical form.
+        std::string canonical, error;
+        if (fieldpath::canonical(m_timeField, canonical, error))
+            m_timeField = canonical;
         std::string f = ctx.spec.params.value("time_format", std::string("epoch_ms"));
         m_format = f == "epoch_s"   ? TimeFormat::EpochS
                    : f == "iso8601" ? TimeFormat::Iso8601
@@ -52,7 +56,10 @@ public:
     {
         int idx = rec.indexOf(m_timeField);
         if (idx < 0) {
-            out.emitError("missing time field `" + m_timeField + "`", std::move(rec), m_w);
+            out.emitError(rec.hasObject(m_timeField)
+                              ? "time field `" + m_timeField + "` is an object, not a time"
+                              : "missing time field `" + m_timeField + "`",
+                          std::move(rec), m_w);
             return;
         }
         const char *why = "";
@@ -231,9 +238,13 @@ std::unique_ptr<Operator> makeWatermark(const OperatorContext &ctx)
 void validateWatermark(const NodeValidationContext &ctx)
 {
     const Json &p = ctx.spec.nodes[static_cast<std::size_t>(ctx.nodeIndex)].params;
-    if (p.value("time_field", std::string()).empty())
+    const std::string field = p.value("time_field", std::string());
+    std::string canonical, error;
+    if (field.empty())
         ctx.error("time_field",
                   "must name the field that holds the event time, e.g. \"event_time\"");
+    else if (!fieldpath::canonical(field, canonical, error))
+        ctx.error("time_field", "'" + field + "' is not a field path: " + error);
 }
 
 } // namespace tideline

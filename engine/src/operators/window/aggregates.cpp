@@ -40,8 +40,9 @@ std::string defaultAggName(AggOp op, const std::string &field)
     if (field.empty())
         return name;
     name.push_back('_');
-    for (char c : field)
-        name.push_back(c == '.' ? '_' : c);
+    for (char c : field) // sum_user_id for user.id, sum_service_name for `service.name`
+        if (c != '`')
+            name.push_back(c == '.' ? '_' : c);
     return name;
 }
 

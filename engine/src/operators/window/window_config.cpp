@@ -105,7 +105,10 @@ bool readWindowConfig(const Json &params, WindowConfig &cfg, std::string &error)
                 error = "params.key: every entry must be a non-empty field path";
                 return false;
             }
-            cfg.key.push_back(k.get<std::string>());
+            std::string canonical, why; // `user`.id names user.id
+            cfg.key.push_back(fieldpath::canonical(k.get<std::string>(), canonical, why)
+                                  ? canonical
+                                  : k.get<std::string>());
         }
     }
     cfg.aggregates.clear();
