@@ -193,6 +193,21 @@ private:
         }
         return "";
     }
+    /// Whether `inner`, inside the checkpoint folder `folder`, lies where the checkpoint
+    /// module writes or deletes: chk-N/, manifest-N.json, manifest.json (a savepoint), LOCK,
+    /// work/ (spilled state), members/ and tasks/ (consumer groups). Anything else there is
+    /// left alone (the systemd unit's layout keeps a pipeline's output next to its
+    /// checkpoints, under /var/lib/tideline/NAME/).
+    static bool isCheckpointName(const Claim &inner, const Claim &folder)
+    {
+        const auto rel = inner.resolved.lexically_relative(folder.resolved);
+        if (rel.empty() || rel.begin() == rel.end())
+            return true;
+        const std::string first = rel.begin()->string();
+        return first.rfind("chk-", 0) == 0 || first.rfind("manifest", 0) == 0 || first == "LOCK"
+               || first == "work" || first == "members" || first == "tasks" || first == "..";
+    }
+
     std::string shown(const Claim &c) const
     {
         std::string s = "`" + c.written + "`";
@@ -215,6 +230,8 @@ private:
         }
         if (rel < 0)
             return;
+        if (rel > 0 && outer->node < 0 && !isCheckpointName(*inner, *outer))
+            return; // next to the checkpoints: retention and --fresh never touch it
         // The diagnostic goes on a node (never the settings), the writer if only one writes,
         // else the later one in the file.
         const Claim *me = &b, *other = &a;
@@ -246,7 +263,7 @@ private:
                   : outer == me ? "this node's table folder " + shown(*outer)
                                 : "the table folder " + shown(*outer) + " of " + describe(*outer);
             const char *why = outer->node < 0 ? "the run writes, spills state and deletes files "
-                                                "there (retention, --fresh)"
+                                                "under that name there (retention, --fresh)"
                                               : "RocksDB owns that folder (it creates, renames "
                                                 "and deletes files in it)";
             if (inner == me)

@@ -155,6 +155,26 @@ private Q_SLOTS:
         QVERIFY(hasDiag(r.diagnostics, "nodes[0].params.path", "missing required param"));
     }
 
+    // Issue 17: "event time x10" on a file source ran flat out without a word (pace.speed
+    // needs pace.time_field). Validation names the field and, when a watermark follows, the
+    // value to set.
+    void fileSourcePacedByEventTimeNeedsItsTimeField()
+    {
+        auto r = loadSpec(withNodes(
+            R"({"id":"src","kind":"source.file","params":{"path":"in.jsonl","pace":{"speed":10}}},)"
+            R"({"id":"wm","kind":"watermark","params":{"time_field":"ts","max_out_of_orderness_ms":0}},)"
+            R"({"id":"o","kind":"sink.console"})",
+            R"({"from":"src.out","to":"wm.in"},{"from":"wm.out","to":"o.in"})"));
+        QVERIFY(hasDiag(r.diagnostics, "nodes[0].params.pace.time_field",
+                        "pace.speed replays event time, so it needs `time_field`"));
+        QVERIFY(hasDiag(r.diagnostics, "nodes[0].params.pace.time_field", "set it to \"ts\""));
+        auto ok = loadSpec(withNodes(
+            R"({"id":"src","kind":"source.file","params":{"path":"in.jsonl","pace":{"speed":10,"time_field":"ts"}}},)"
+            R"({"id":"o","kind":"sink.console"})",
+            R"({"from":"src.out","to":"o.in"})"));
+        QVERIFY(!hasDiag(ok.diagnostics, "nodes[0].params.pace.time_field", "pace.speed"));
+    }
+
     void duplicateAndInvalidIds()
     {
         auto r = loadSpec(withNodes(

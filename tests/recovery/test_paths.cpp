@@ -123,11 +123,12 @@ private Q_SLOTS:
                          R"({"checkpoint":{"interval_ms":1000,"dir":"out.jsonl/ck"}})"))
                                                                   << "settings.checkpoint.dir"
                                                                   << "out";
-        QTest::newRow("output file inside the checkpoint folder") << QString::fromStdString(
-            copyPipeline("data.jsonl", "state/out.jsonl",
-                         R"({"checkpoint":{"interval_ms":1000,"dir":"./state"}})"))
-                                                                  << "inside the checkpoint folder"
-                                                                  << "out";
+        QTest::newRow("output file where the checkpoints spill state")
+            << QString::fromStdString(
+                   copyPipeline("data.jsonl", "state/work/out.jsonl",
+                                R"({"checkpoint":{"interval_ms":1000,"dir":"./state"}})"))
+            << "inside the checkpoint folder"
+            << "out";
         QTest::newRow("checkpoint folder is the input file") << QString::fromStdString(copyPipeline(
             "data.jsonl", "out.jsonl", R"({"checkpoint":{"interval_ms":1000,"dir":"data.jsonl"}})"))
                                                              << "settings.checkpoint.dir"
@@ -169,14 +170,17 @@ private Q_SLOTS:
     void siblingsAndReadersAreFine()
     {
         // A name that merely starts like another path is not inside it; two readers of one
-        // file are fine.
+        // file are fine; an output file next to the checkpoints (not under a name they use,
+        // the systemd unit's layout) is fine.
         auto r = loadSpec(pipeline(
             R"({"id":"a","kind":"source.file","params":{"path":"data.jsonl"}},
                {"id":"b","kind":"source.file","params":{"path":"./data.jsonl"}},
                {"id":"o","kind":"sink.file","params":{"path":"state.jsonl"}},
                {"id":"p","kind":"sink.file","params":{"path":"out/table.jsonl"}},
-               {"id":"up","kind":"sink.upsert","params":{"path":"out/table","key":["id"]}})",
-            R"({"from":"a.out","to":"o.in"},{"from":"b.out","to":"p.in"},{"from":"b.out","to":"up.in"})",
+               {"id":"up","kind":"sink.upsert","params":{"path":"out/table","key":["id"]}},
+               {"id":"q","kind":"sink.file","params":{"path":"state/results.jsonl"}})",
+            R"({"from":"a.out","to":"o.in"},{"from":"b.out","to":"p.in"},{"from":"b.out","to":"up.in"},
+               {"from":"a.out","to":"q.in"})",
             R"({"checkpoint":{"interval_ms":1000,"dir":"state"}})"));
         for (const auto &d : r.diagnostics)
             QVERIFY2(!d.isError(), d.format().c_str());

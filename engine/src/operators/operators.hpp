@@ -26,6 +26,7 @@ const KindImpl *findKindImpl(std::string_view kind);
 // --- one pair per kind (defined next to each operator) ---
 std::unique_ptr<Operator> makeGeneratorSource(const OperatorContext &);
 std::unique_ptr<Operator> makeFileSource(const OperatorContext &);
+void validateFileSource(const NodeValidationContext &);
 std::unique_ptr<Operator> makeWatermark(const OperatorContext &);
 std::unique_ptr<Operator> makeWindow(const OperatorContext &);
 void validateWindow(const NodeValidationContext &);

@@ -9,7 +9,7 @@ namespace {
 // "not available in this build" rather than failing at run time.
 const auto kImpls = std::to_array<KindImpl>({
     {"source.generator", &makeGeneratorSource, &validateGenerator},
-    {"source.file", &makeFileSource, nullptr},
+    {"source.file", &makeFileSource, &validateFileSource},
     {"watermark", &makeWatermark, &validateWatermark},
     {"window", &makeWindow, &validateWindow},
     {"sink.file", &makeFileSink, nullptr},

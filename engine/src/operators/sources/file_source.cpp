@@ -262,4 +262,39 @@ std::unique_ptr<Operator> makeFileSource(const OperatorContext &ctx)
     return std::make_unique<FileSource>(ctx);
 }
 
+void validateFileSource(const NodeValidationContext &ctx)
+{
+    // pace.speed replays event time, which a file source reads from pace.time_field (it runs
+    // before any watermark node). Without it the run went flat out without a word.
+    const NodeSpec &n = ctx.spec.nodes[static_cast<std::size_t>(ctx.nodeIndex)];
+    auto pace = n.params.find("pace");
+    if (pace == n.params.end() || !pace->is_object() || !pace->contains("speed")
+        || !(*pace)["speed"].is_number() || (*pace)["speed"].get<double>() <= 0)
+        return;
+    if (auto tf = pace->find("time_field");
+        tf != pace->end() && tf->is_string() && !tf->get<std::string>().empty())
+        return;
+    std::string suggestion;
+    for (const auto &e : ctx.spec.edges) {
+        if (e.from.node != n.id)
+            continue;
+        const int to = ctx.spec.nodeIndex(e.to.node);
+        if (to < 0)
+            continue;
+        const NodeSpec &next = ctx.spec.nodes[static_cast<std::size_t>(to)];
+        if (next.kind == "watermark" && next.params.contains("time_field")
+            && next.params["time_field"].is_string()) {
+            suggestion = next.params["time_field"].get<std::string>();
+            break;
+        }
+    }
+    ctx.error("pace.time_field",
+              "pace.speed replays event time, so it needs `time_field` (the field holding each "
+              "record's epoch-ms event time)"
+                  + (suggestion.empty() ? std::string(": set it, or pace by records_per_s")
+                                        : ": set it to \"" + suggestion
+                                              + "\", the time_field of the watermark node after "
+                                                "this source"));
+}
+
 } // namespace tideline
