@@ -131,17 +131,6 @@ inline Outputs reference(std::int64_t count)
     return collect(h.dir());
 }
 
-inline std::vector<std::int64_t> completeIds(const std::string &dir)
-{
-    std::vector<std::int64_t> ids;
-    std::error_code ec;
-    for (auto &e : fs::directory_iterator(dir, ec)) {
-        std::string n = e.path().filename().string();
-        if (n.rfind("manifest-", 0) == 0 && n.size() > 14 && n.substr(n.size() - 5) == ".json")
-            ids.push_back(std::stoll(n.substr(9, n.size() - 14)));
-    }
-    std::sort(ids.begin(), ids.end());
-    return ids;
-}
+using tideline::testing::completeIds;
 
 } // namespace tideline::cptest

@@ -5,6 +5,8 @@
 #include <tideline/engine/job.hpp>
 #include <tideline/engine/spec.hpp>
 
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -85,6 +87,21 @@ inline RunResult runPipeline(const std::string &json,
     r.metrics = job->snapshot();
     r.failure = job->failure();
     return r;
+}
+
+/// Ids of the complete checkpoints (those with a manifest-N.json) in a checkpoint folder,
+/// oldest first.
+inline std::vector<std::int64_t> completeIds(const std::string &dir)
+{
+    std::vector<std::int64_t> ids;
+    std::error_code ec;
+    for (auto &e : std::filesystem::directory_iterator(dir, ec)) {
+        std::string n = e.path().filename().string();
+        if (n.rfind("manifest-", 0) == 0 && n.size() > 14 && n.substr(n.size() - 5) == ".json")
+            ids.push_back(std::stoll(n.substr(9, n.size() - 14)));
+    }
+    std::sort(ids.begin(), ids.end());
+    return ids;
 }
 
 inline std::string diagnosticsText(const std::vector<Diagnostic> &ds)
