@@ -24,53 +24,12 @@ namespace fs = std::filesystem;
 
 using tideline::testing::completeIds;
 
-struct Harness
+/// The recovery tests' jobs: the shared JobHarness with slices of 1,000 records.
+struct Harness : tideline::testing::JobHarness
 {
-    tideline::testing::TempDir tmp;
-    std::vector<std::string> logs;
-    ManualClock clock;
-
-    std::string dir() const { return tmp.path.string(); }
-    std::string file(const std::string &name) const { return dir() + "/" + name; }
-    std::string ckdir() const { return dir() + "/checkpoints"; }
-
-    std::unique_ptr<Job> make(const std::string &json, std::string &error, JobOptions extra = {})
-    {
-        LoadResult loaded = loadSpec(json);
-        if (!loaded.ok()) {
-            error = "invalid pipeline";
-            for (const auto &d : loaded.diagnostics)
-                error += "\n" + d.format();
-            return nullptr;
-        }
-        JobOptions o = std::move(extra);
-        o.baseDir = dir();
-        o.clock = &clock;
-        o.log = [this](const std::string &l) {
-            logs.push_back(l);
-        };
-        return Job::create(*loaded.spec, o, error);
-    }
-    bool logged(const std::string &needle) const
-    {
-        return std::any_of(logs.begin(), logs.end(), [&](const std::string &l) {
-            return l.find(needle) != std::string::npos;
-        });
-    }
-    std::string allLogs() const
-    {
-        std::string s;
-        for (const auto &l : logs)
-            s += l + "\n";
-        return s;
-    }
-    /// Runs `records` source records in slices, moving the clock so checkpoints trigger.
     void advance(Job &job, std::int64_t records, std::int64_t slice = 1000, std::int64_t ms = 60)
     {
-        for (std::int64_t done = 0; done < records; done += slice) {
-            job.runFor(slice);
-            clock.advance(ms);
-        }
+        JobHarness::advance(job, records, slice, ms);
     }
 };
 

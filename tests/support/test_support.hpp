@@ -4,11 +4,13 @@
 
 #include <tideline/engine/job.hpp>
 #include <tideline/engine/spec.hpp>
+#include <tideline/engine/time.hpp>
 
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -88,6 +90,62 @@ inline RunResult runPipeline(const std::string &json,
     r.failure = job->failure();
     return r;
 }
+
+/// In-process jobs for checkpoint and recovery tests: a temp folder as the pipeline folder, a
+/// ManualClock (checkpoints and idleness by virtual time) and the run's log lines captured.
+struct JobHarness
+{
+    TempDir tmp;
+    std::vector<std::string> logs;
+    tideline::ManualClock clock;
+
+    std::string dir() const { return tmp.path.string(); }
+    std::string file(const std::string &name) const { return dir() + "/" + name; }
+    std::string ckdir() const { return dir() + "/checkpoints"; }
+
+    std::unique_ptr<tideline::Job>
+    make(const std::string &json, std::string &error, tideline::JobOptions extra = {})
+    {
+        tideline::LoadResult loaded = tideline::loadSpec(json);
+        if (!loaded.ok()) {
+            error = "invalid pipeline";
+            for (const auto &d : loaded.diagnostics)
+                error += "\n" + d.format();
+            return nullptr;
+        }
+        tideline::JobOptions o = std::move(extra);
+        o.baseDir = dir();
+        o.clock = &clock;
+        o.log = [this](const std::string &l) {
+            logs.push_back(l);
+        };
+        return tideline::Job::create(*loaded.spec, o, error);
+    }
+    bool logged(const std::string &needle) const
+    {
+        return std::any_of(logs.begin(), logs.end(), [&](const std::string &l) {
+            return l.find(needle) != std::string::npos;
+        });
+    }
+    std::string allLogs() const
+    {
+        std::string s;
+        for (const auto &l : logs)
+            s += l + "\n";
+        return s;
+    }
+    /// Runs `records` source records in slices, moving the clock so checkpoints trigger.
+    void advance(tideline::Job &job,
+                 std::int64_t records,
+                 std::int64_t slice = 2000,
+                 std::int64_t ms = 60)
+    {
+        for (std::int64_t done = 0; done < records; done += slice) {
+            job.runFor(slice);
+            clock.advance(ms);
+        }
+    }
+};
 
 /// Ids of the complete checkpoints (those with a manifest-N.json) in a checkpoint folder,
 /// oldest first.

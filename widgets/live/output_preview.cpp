@@ -1,5 +1,6 @@
 #include "output_preview.hpp"
 
+#include "json_text.hpp"
 #include "live_style.hpp"
 #include "time_text.hpp"
 
@@ -19,30 +20,6 @@
 namespace tideline::live {
 
 namespace {
-
-QString scalarText(const QJsonValue &v)
-{
-    switch (v.type()) {
-    case QJsonValue::String:
-        return v.toString();
-    case QJsonValue::Double: {
-        const double d = v.toDouble();
-        return d == std::floor(d) && std::fabs(d) < 1e15 ? QString::number(static_cast<qint64>(d))
-                                                         : QString::number(d);
-    }
-    case QJsonValue::Bool:
-        return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
-    case QJsonValue::Null:
-        return QStringLiteral("null");
-    case QJsonValue::Object:
-        return QString::fromUtf8(QJsonDocument(v.toObject()).toJson(QJsonDocument::Compact));
-    case QJsonValue::Array:
-        return QString::fromUtf8(QJsonDocument(v.toArray()).toJson(QJsonDocument::Compact));
-    case QJsonValue::Undefined:
-        break;
-    }
-    return {};
-}
 
 } // namespace
 
@@ -189,10 +166,10 @@ void OutputPreview::render()
                     || f.key() == QLatin1String("window_end")))
                 continue;
             if (f.key() == QLatin1String("emit")) {
-                emit = scalarText(f.value());
+                emit = jsonValueText(f.value());
                 continue;
             }
-            fields << f.key() + QStringLiteral(": ") + scalarText(f.value());
+            fields << f.key() + QStringLiteral(": ") + jsonValueText(f.value());
         }
         const QString time = it->eventTime ? eventTimeText(it->eventTime) : QStringLiteral("—");
         const QString fieldText = fields.join(QStringLiteral(" · "));

@@ -1,5 +1,6 @@
 #include "window_timeline_model.hpp"
 
+#include "json_text.hpp"
 #include "time_text.hpp"
 
 #include <QJsonArray>
@@ -18,25 +19,6 @@ qint64 floorDiv(qint64 a, qint64 b)
     if ((a % b != 0) && ((a < 0) != (b < 0)))
         --q;
     return q;
-}
-
-QString valueText(const QJsonValue &v)
-{
-    switch (v.type()) {
-    case QJsonValue::String:
-        return v.toString();
-    case QJsonValue::Double: {
-        const double d = v.toDouble();
-        return d == std::floor(d) && std::fabs(d) < 1e15 ? QString::number(static_cast<qint64>(d))
-                                                         : QString::number(d);
-    }
-    case QJsonValue::Bool:
-        return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
-    case QJsonValue::Null:
-        return QStringLiteral("null");
-    default:
-        return QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact));
-    }
 }
 
 QJsonValue fieldAt(const QJsonObject &o, const QString &path)
@@ -160,7 +142,7 @@ QString WindowTimelineModel::keyOf(const QJsonObject &record) const
         return QStringLiteral("(all)");
     QStringList parts;
     for (const QString &f : m_keyFields)
-        parts << valueText(fieldAt(record, f));
+        parts << jsonValueText(fieldAt(record, f));
     return parts.join(QStringLiteral(" | "));
 }
 
@@ -291,7 +273,7 @@ void WindowTimelineModel::onOutput(const QJsonObject &o)
     QStringList result;
     for (const QString &a : m_aggNames)
         if (o.contains(a))
-            result << a + '=' + valueText(o.value(a));
+            result << a + '=' + jsonValueText(o.value(a));
     const WindowKey wk{end, start, key};
     TimelineWindow win;
     auto it = m_windows.find(wk);
