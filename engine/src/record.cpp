@@ -590,6 +590,23 @@ std::vector<std::string> keys(std::string_view path)
     return out;
 }
 
+bool readQuotedKey(std::string_view text, std::size_t &i, std::string &key)
+{
+    const std::size_t n = text.size();
+    for (++i; i < n; ++i) {
+        if (text[i] != '`') {
+            key += text[i];
+        } else if (i + 1 < n && text[i + 1] == '`') {
+            key += '`';
+            ++i;
+        } else {
+            ++i;
+            return true;
+        }
+    }
+    return false;
+}
+
 bool canonical(std::string_view text, std::string &out, std::string &error, std::size_t *errorAt)
 {
     out.clear();
@@ -605,22 +622,8 @@ bool canonical(std::string_view text, std::string &out, std::string &error, std:
     while (true) {
         key.clear();
         if (i < n && text[i] == '`') {
-            const std::size_t open = i++;
-            bool closed = false;
-            while (i < n) {
-                if (text[i] == '`') {
-                    if (i + 1 < n && text[i + 1] == '`') {
-                        key += '`';
-                        i += 2;
-                        continue;
-                    }
-                    ++i;
-                    closed = true;
-                    break;
-                }
-                key += text[i++];
-            }
-            if (!closed)
+            const std::size_t open = i;
+            if (!readQuotedKey(text, i, key))
                 return fail("unclosed backtick: a quoted name ends with ` (write a backtick "
                             "inside it as ``)",
                             open);

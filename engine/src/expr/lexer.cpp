@@ -123,22 +123,8 @@ bool tokenize(std::string_view src, std::vector<Token> &out, LexError &err)
             while (true) {
                 key.clear();
                 if (i < n && src[i] == '`') {
-                    const std::size_t open = i++;
-                    bool closed = false;
-                    while (i < n) {
-                        if (src[i] == '`') {
-                            if (i + 1 < n && src[i + 1] == '`') {
-                                key += '`';
-                                i += 2;
-                                continue;
-                            }
-                            ++i;
-                            closed = true;
-                            break;
-                        }
-                        key += src[i++];
-                    }
-                    if (!closed)
+                    const std::size_t open = i;
+                    if (!fieldpath::readQuotedKey(src, i, key))
                         return fail("unterminated `quoted field`: add the closing backtick "
                                     "(a backtick inside it is written ``)",
                                     open);

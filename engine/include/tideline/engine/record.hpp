@@ -131,6 +131,10 @@ std::size_t segmentEnd(std::string_view path, std::size_t pos);
 void appendUnquoted(std::string &out, std::string_view segment);
 /// The keys of a path, top-level first.
 std::vector<std::string> keys(std::string_view path);
+/// Reads the backtick-quoted key that starts at text[i] == '`' into `key` (a doubled backtick
+/// inside stands for one), leaving `i` after the closing backtick. False when it is never
+/// closed (`i` is then text.size()). Shared by canonical() and the expression lexer.
+[[nodiscard]] bool readQuotedKey(std::string_view text, std::size_t &i, std::string &key);
 /// Reads a path as a user wrote it (a param, an expression) into its canonical form. False
 /// with `error` set (and `errorAt`, a byte offset) when it is not a path: an unclosed backtick,
 /// a backtick inside a plain key, text after a closing backtick.
