@@ -119,7 +119,7 @@ private:
                 if (m_options.resolveReferences) {
                     OperatorContext ctx{node, *kind, m_options.baseDir, SystemClock::instance()};
                     try {
-                        value = ctx.resolve(d.name, value);
+                        value = ctx.resolve(value);
                     } catch (const std::exception &) {
                         continue; // the operator reports it when it opens
                     }

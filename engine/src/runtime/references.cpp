@@ -1,7 +1,7 @@
-// Resolution of ${env:…} / ${file:…} references, and OperatorContext::resolve / path, which
-// apply it only to the params the catalog marks as accepting references: a reference written
-// in an expression or a computed field stays text (and validation refuses it), so a pipeline
-// file cannot copy a file or a variable into its output.
+// Resolution of ${env:…} / ${file:…} references, and OperatorContext::resolve / path. The
+// contract lets any string param hold one; validation warns where the catalog does not mark a
+// param as meant for references (an expression, a computed field), since that is how a
+// pipeline file could copy a file or a variable into its output.
 
 #include "runtime/references.hpp"
 
@@ -64,17 +64,14 @@ std::string resolveReferences(const std::string &value)
 
 } // namespace refs
 
-std::string OperatorContext::resolve(std::string_view param, const std::string &value) const
+std::string OperatorContext::resolve(const std::string &value) const
 {
-    // Any string param may hold a reference (shared/pipeline-format.md); outside the params
-    // the catalog marks for them (connection settings, secrets, paths) validation warns.
-    (void)param;
     return refs::resolveReferences(value);
 }
 
-std::string OperatorContext::path(std::string_view param, const std::string &value) const
+std::string OperatorContext::path(const std::string &value) const
 {
-    std::string p = resolve(param, value);
+    std::string p = resolve(value);
     if (p.empty() || p[0] == '/')
         return p;
     return baseDir + "/" + p;

@@ -1,6 +1,6 @@
 #pragma once
-// ${env:NAME} / ${file:/path} references: found by validation, resolved by the runtime, and
-// only in params the catalog marks as accepting them (ParamDesc::references).
+// ${env:NAME} / ${file:/path} references: found by validation (which warns outside the params
+// the catalog marks as meant for them, ParamDesc::references) and resolved by the runtime.
 
 #include <string>
 #include <string_view>

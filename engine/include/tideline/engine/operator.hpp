@@ -79,13 +79,13 @@ struct OperatorContext
     /// Periodic checkpoints are on: a sink may hold output back until a checkpoint commits it
     /// (sink.file stages it and publishes it in notifyCheckpointComplete).
     bool checkpointing = false;
-    /// The value of top-level param `param` with its ${env:NAME} / ${file:/path} references
-    /// resolved, when the catalog marks the param as accepting references
-    /// (ParamDesc::references); any other param's text is returned as it is. Throws
-    /// ConfigError when a variable is unset or a file unreadable. (runtime/references.cpp)
-    std::string resolve(std::string_view param, const std::string &value) const;
+    /// `value` with its ${env:NAME} / ${file:/path} references resolved (any string param may
+    /// hold them: shared/pipeline-format.md; validation warns outside connection settings,
+    /// secrets and paths). Throws ConfigError when a variable is unset or a file unreadable.
+    /// (runtime/references.cpp)
+    std::string resolve(const std::string &value) const;
     /// resolve(), then made absolute against baseDir: for path params.
-    std::string path(std::string_view param, const std::string &value) const;
+    std::string path(const std::string &value) const;
 };
 
 /// Thrown by factories and open() for problems that stop a run before it starts

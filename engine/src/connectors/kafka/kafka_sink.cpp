@@ -49,8 +49,8 @@ public:
         , m_node(ctx.spec.id)
     {
         const Json &p = ctx.spec.params;
-        m_bootstrap = ctx.resolve("bootstrap_servers", p.value("bootstrap_servers", std::string()));
-        m_topic = ctx.resolve("topic", p.value("topic", std::string()));
+        m_bootstrap = ctx.resolve(p.value("bootstrap_servers", std::string()));
+        m_topic = ctx.resolve(p.value("topic", std::string()));
         m_keyField = p.value("key_field", std::string());
         m_exactlyOnce = p.value("delivery", std::string("at_least_once")) == "exactly_once";
         m_properties = p.value("properties", Json::object());
@@ -65,7 +65,7 @@ public:
             if (m_txnId.empty())
                 m_txnId = "tideline-" + m_source->groupId() + "-" + m_node;
             else
-                m_txnId = ctx.resolve("transactional_id", m_txnId);
+                m_txnId = ctx.resolve(m_txnId);
         }
     }
 
@@ -253,7 +253,7 @@ private:
             = kafka::producerSettings(m_bootstrap, m_node, m_exactlyOnce ? m_txnId : "");
         rd_kafka_conf_t *conf = kafka::buildConf(
             engine, m_properties, kafka::Role::Producer,
-            [this](const std::string &v) { return m_ctx.resolve("properties", v); }, m_node);
+            [this](const std::string &v) { return m_ctx.resolve(v); }, m_node);
         rd_kafka_conf_set_opaque(conf, this);
         rd_kafka_conf_set_dr_msg_cb(conf, &KafkaSink::onDelivery);
         char errstr[512];

@@ -65,10 +65,10 @@ public:
         , m_node(ctx.spec.id)
     {
         const Json &p = ctx.spec.params;
-        m_bootstrap = ctx.resolve("bootstrap_servers", p.value("bootstrap_servers", std::string()));
-        m_topic = ctx.resolve("topic", p.value("topic", std::string()));
+        m_bootstrap = ctx.resolve(p.value("bootstrap_servers", std::string()));
+        m_topic = ctx.resolve(p.value("topic", std::string()));
         m_topicInterned = internPath(m_topic); // process-lifetime bytes for _kafka.topic
-        m_group = ctx.resolve("group_id", p.value("group_id", std::string("tideline")));
+        m_group = ctx.resolve(p.value("group_id", std::string("tideline")));
         std::string start = p.value("start", std::string("earliest"));
         m_start = start == "latest"      ? Start::Latest
                   : start == "committed" ? Start::Committed
@@ -103,7 +103,7 @@ public:
             = kafka::consumerSettings(m_bootstrap, m_group, m_node);
         rd_kafka_conf_t *conf = kafka::buildConf(
             engine, m_properties, kafka::Role::Consumer,
-            [this](const std::string &v) { return m_ctx.resolve("properties", v); }, m_node);
+            [this](const std::string &v) { return m_ctx.resolve(v); }, m_node);
         rd_kafka_conf_set_opaque(conf, this);
         if (!m_bounded)
             rd_kafka_conf_set_rebalance_cb(conf, &KafkaSource::onRebalance);

@@ -99,7 +99,7 @@ private:
 std::unique_ptr<Operator> makeEnrich(const OperatorContext &ctx)
 {
     const Json &p = ctx.spec.params;
-    std::string table = ctx.path("table", keys::stringParam(p, "table"));
+    std::string table = ctx.path(keys::stringParam(p, "table"));
     std::string onMiss = keys::stringParam(p, "on_miss", "pass");
     std::string as = keys::stringParam(p, "as");
     if (as.empty())

@@ -40,8 +40,7 @@ std::unique_ptr<Operator> makeFilter(const OperatorContext &ctx)
     // References are resolved before compiling (the contract allows them in any string
     // param; validation warns that they become part of the program here).
     return std::make_unique<FilterOperator>(expr::compileOrThrow(
-        "expr", ctx.resolve("expr", ctx.spec.params.at("expr").get<std::string>()),
-        expr::Want::Boolean));
+        "expr", ctx.resolve(ctx.spec.params.at("expr").get<std::string>()), expr::Want::Boolean));
 }
 
 void validateFilter(const NodeValidationContext &ctx)

@@ -95,7 +95,7 @@ std::unique_ptr<Operator> makeMap(const OperatorContext &ctx)
     if (auto it = ctx.spec.params.find("set"); it != ctx.spec.params.end() && it->is_object())
         for (auto s = it->begin(); s != it->end(); ++s) {
             // References resolved as in filter (validation warns about them here).
-            std::string text = ctx.resolve("set", s.value().get<std::string>());
+            std::string text = ctx.resolve(s.value().get<std::string>());
             set.push_back({internPath(canonicalPath(s.key())),
                            expr::compileOrThrow("set." + s.key(), text, expr::Want::Anything)});
         }

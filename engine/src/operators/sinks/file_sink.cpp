@@ -95,7 +95,7 @@ class FileSink final : public Operator
 {
 public:
     explicit FileSink(const OperatorContext &ctx)
-        : m_path(ctx.path("path", ctx.spec.params.value("path", std::string())))
+        : m_path(ctx.path(ctx.spec.params.value("path", std::string())))
         , m_paramPath(ctx.spec.params.value("path", std::string()))
         , m_csv(ctx.spec.params.value("format", std::string("jsonl")) == "csv")
         , m_staged(ctx.checkpointing)

@@ -22,7 +22,7 @@ class FileSource final : public SourceOperator
 public:
     explicit FileSource(const OperatorContext &ctx)
         : m_nodeId(ctx.spec.id)
-        , m_path(ctx.path("path", ctx.spec.params.value("path", std::string())))
+        , m_path(ctx.path(ctx.spec.params.value("path", std::string())))
         , m_displayPath(ctx.spec.params.value("path", std::string()))
         , m_csv(ctx.spec.params.value("format", std::string("jsonl")) == "csv")
         , m_pacer(ctx.spec.params.value("pace", Json::object()), ctx.clock)

@@ -166,7 +166,7 @@ std::unique_ptr<Operator> makeUpsertSink(const OperatorContext &ctx)
     if (key.empty())
         throw ConfigError("params.key: list at least one field");
     return std::make_unique<UpsertSink>(
-        ctx.spec.id, ctx.path("path", keys::stringParam(ctx.spec.params, "path")), std::move(key));
+        ctx.spec.id, ctx.path(keys::stringParam(ctx.spec.params, "path")), std::move(key));
 }
 
 void validateUpsertSink(const NodeValidationContext &ctx)
