@@ -3,8 +3,8 @@
 # redesign must not change file formats). The fixture was made by make_fixture.sh with the
 # tideline-run of commit d30b297 (before the runtime/checkpoint redesign); this script copies it
 # to a temp folder and, with the CURRENT tideline-run:
-#   1. resumes the SIGKILLed run from its newest checkpoint (3 of them, RocksDB, plus sink.file
-#      staging files and an upsert table) and expects the uninterrupted run's output, byte for byte;
+#   1. resumes the SIGKILLed run from its newest checkpoint (3 of them, RocksDB, with the committed sink.file
+#      output and an upsert table) and expects the uninterrupted run's output, byte for byte;
 #   2. restores the savepoint of the run with settings.state "rocksdb" (spilled window keys) and
 #      expects the same output;
 #   3. runs both pipelines uninterrupted and expects the same output (the redesign changed no

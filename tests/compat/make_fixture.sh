@@ -2,7 +2,7 @@
 # Makes the checkpoint-compatibility fixture (run once, with the OLD build, then committed):
 #   tests/compat/make_fixture.sh /path/to/old/tideline-run OUT_DIR
 # OUT_DIR/killed-memory: pipeline.json killed with SIGKILL 0.8 s into its paced run (RocksDB
-#   checkpoints, sink.file output with its staging files, an upsert table), as a crash leaves it.
+#   checkpoints, sink.file output as committed, an upsert table), as a crash leaves it.
 # OUT_DIR/savepoint-rocksdb: pipeline-rocksdb.json (settings.state "rocksdb", 20 KiB budget, so
 #   windows have spilled keys) stopped with SIGTERM at 0.8 s with --savepoint savepoint; its
 #   checkpoints are removed so that only the savepoint can restore it.
