@@ -34,6 +34,14 @@ Options:
   --discard-output NODE   let --reset-state NODE start sink NODE's output over, deleting
                           what earlier runs committed to it (repeatable)
   --dump-table PATH       print a sink.upsert table as JSON lines and exit
+  --expect DIR            run the (bounded) pipeline with its sinks writing into a temp
+                          folder, compare each sink's output with DIR/<sink id>.jsonl
+                          (.csv for CSV sinks; an upsert table by its rows in key order)
+                          and print the difference by window, key and row; exit 0 when
+                          all match, 1 when not. The pipeline's own outputs and
+                          checkpoints are not touched
+  --update-expected       with --expect DIR (default: expected/ beside the pipeline),
+                          write those files from this run instead of comparing
   --metrics-listen ADDR   serve Prometheus metrics (GET /metrics) and GET /health on ADDR:
                           PORT or 127.0.0.1:PORT bind loopback only; another address
                           (0.0.0.0:PORT, [::]:PORT, a LAN address) only when written out
@@ -101,6 +109,11 @@ std::string parseCli(int argc, char **argv, CliOptions &out)
         } else if (a == "--dump-table") {
             if (!value(out.dumpTable))
                 return "--dump-table needs a table folder";
+        } else if (a == "--expect") {
+            if (!value(out.expectDir))
+                return "--expect needs a folder of expected outputs";
+        } else if (a == "--update-expected") {
+            out.updateExpected = true;
         } else if (a == "--metrics-listen") {
             if (!value(out.metricsListen))
                 return "--metrics-listen needs PORT or HOST:PORT";
@@ -120,6 +133,17 @@ std::string parseCli(int argc, char **argv, CliOptions &out)
     }
     if (!out.help && !out.version && !out.describe && out.pipeline.empty() && out.dumpTable.empty())
         return "no pipeline given (see --help)";
+    if (out.updateExpected && out.expectDir.empty() && !out.pipeline.empty()) {
+        const auto slash = out.pipeline.find_last_of('/');
+        out.expectDir
+            = (slash == std::string::npos ? std::string() : out.pipeline.substr(0, slash + 1))
+              + "expected";
+    }
+    if (!out.expectDir.empty()
+        && (out.validateOnly || !out.restoreFrom.empty() || !out.savepointDir.empty()
+            || !out.checkpointDir.empty() || out.member != "default"))
+        return "--expect runs the pipeline from the beginning in a temporary folder: it cannot be "
+               "combined with --validate, --restore, --savepoint, --checkpoint-dir or --member";
     return {};
 }
 

@@ -26,6 +26,8 @@ struct CliOptions
     std::string dumpTable;     ///< print a sink.upsert table as JSON lines and exit
     std::string metricsListen; ///< host:port for Prometheus metrics
     std::string logFormat = "text";
+    std::string expectDir;       ///< compare each sink's output with DIR/<sink>.jsonl|.csv
+    bool updateExpected = false; ///< write those files from this run instead
 };
 
 /// Parses argv. Returns "" or a usage error.

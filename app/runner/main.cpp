@@ -1,6 +1,7 @@
 // tideline-run: validate or execute a pipeline file headless (the contract's runner).
 
 #include "cli_options.hpp"
+#include "expect.hpp"
 #include "log.hpp"
 #include "metrics_server.hpp"
 
@@ -13,6 +14,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -113,6 +115,36 @@ int main(int argc, char **argv)
         }
     }
 
+    // --expect: the sinks write into a temporary folder, compared (or saved) after the run.
+    std::string expectTemp;
+    std::vector<runner::SinkCapture> captures;
+    std::vector<std::string> unchecked;
+    if (!opt.expectDir.empty()) {
+        std::string pattern
+            = (std::filesystem::temp_directory_path() / "tideline-expect-XXXXXX").string();
+        if (!::mkdtemp(pattern.data())) {
+            runner::log::error("--expect: cannot create a temporary folder: " + pattern);
+            return 1;
+        }
+        expectTemp = pattern;
+        if (std::string e = runner::prepareExpect(*loaded.spec, expectTemp, captures, unchecked);
+            !e.empty()) {
+            std::filesystem::remove_all(expectTemp);
+            runner::log::error(e, {{"file", opt.pipeline}});
+            return 2;
+        }
+    }
+    struct RemoveTemp
+    {
+        const std::string &dir;
+        ~RemoveTemp()
+        {
+            std::error_code ec;
+            if (!dir.empty())
+                std::filesystem::remove_all(dir, ec);
+        }
+    } removeTemp{expectTemp};
+
     JobOptions jo;
     jo.baseDir = baseDir;
     jo.metricsIntervalMs = opt.metricsIntervalMs;
@@ -171,5 +203,16 @@ int main(int argc, char **argv)
     runner::log::info(std::string(status == Job::Status::Stopped ? "stopped" : "done") + ": "
                       + std::to_string(snap.recordsRead) + " records read in "
                       + std::to_string(snap.takenAtMs - snap.startedAtMs) + " ms");
+    if (!opt.expectDir.empty()) {
+        if (status == Job::Status::Stopped) {
+            runner::log::error("--expect: the run was stopped before its inputs ended; nothing "
+                               "was compared");
+            return 1;
+        }
+        metricsServer.reset();
+        job.reset(); // sinks closed: their files and tables are complete and readable
+        return runner::checkExpected(captures, unchecked, opt.expectDir, opt.updateExpected,
+                                     std::cout);
+    }
     return 0;
 }
