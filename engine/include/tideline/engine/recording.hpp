@@ -1,0 +1,176 @@
+#pragma once
+// A recording: every source's input records as they arrived, so a run can be replayed exactly
+// (issue 19). This header is the on-disk format — writing and reading a recording folder — and
+// nothing about how the runtime captures or replays.
+//
+//   DIR/manifest.json   what was recorded: format, pipeline name and hash, the sources (id,
+//                       kind, partitions), counts, time span, whether it ended cleanly and why.
+//                       Sealed (CRC32C of its content) and replaced atomically (write + rename).
+//   DIR/records.tsv     one line per input record, in arrival order across all sources:
+//                         crc32c  at_ms  source  partition  offset  timestamp  key  headers  value
+//                       tab-separated; `\N` = absent; text fields escaped (\\ \t \n \r, and
+//                       \xHH for control and non-UTF-8 bytes) so any bytes round-trip exactly.
+//                       `at_ms` is processing time since the recording began, so gaps (and so
+//                       idleness) replay; `value` is the raw input (a file's line, a Kafka
+//                       message's payload) before any parsing, so malformed records replay as
+//                       the same errors. crc32c (8 hex digits) covers the rest of the line.
+//
+// Why a line format and not a binary log: a student or an engineer can open it, grep it and
+// cut it; errors can name a line; and a crash or a full disk can only tear the last line, which
+// the reader detects (no newline or a bad CRC) and leaves out. Why a CRC per line: an edit or a
+// flipped bit inside a line is otherwise still a valid line and would replay silently wrong.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tideline::recording {
+
+inline constexpr const char *kFormat = "tideline-recording/1";
+
+struct SourceInfo
+{
+    std::string id;
+    std::string kind;
+    int partitions = 1;
+    std::int64_t records = 0; ///< captured from this source
+    bool operator==(const SourceInfo &) const = default;
+};
+
+struct Manifest
+{
+    std::string pipeline;       ///< the pipeline's name
+    std::string pipelineSha256; ///< of its file as loaded (a changed pipeline replays, with a note)
+    std::int64_t startedAtMs = 0; ///< wall clock (epoch ms) when recording began
+    std::vector<SourceInfo> sources;
+    std::int64_t records = 0;
+    std::int64_t bytes = 0;      ///< of records.tsv
+    std::int64_t durationMs = 0; ///< processing time from the first to the last record
+    bool complete = false;       ///< false while recording, or after a kill
+    std::string stoppedBy;       ///< "end of input", "max records", "disk full", "stopped", ...
+};
+
+/// One captured input record. Absent optional fields were not known at capture (a file has no
+/// partition, offset, timestamp, key or headers).
+struct Entry
+{
+    std::int64_t atMs = 0;
+    int source = 0; ///< index into Manifest::sources
+    std::optional<std::int32_t> partition;
+    std::optional<std::int64_t> offset;
+    std::optional<std::int64_t> timestamp;
+    std::optional<std::string> key;
+    std::vector<std::pair<std::string, std::string>> headers;
+    std::string value;
+};
+
+// --- Lines (exposed for tests and the fuzz harness) ---
+
+/// Appends one line (with its trailing '\n') for `e`, naming its source `sourceId`.
+void appendLine(std::string &out, const Entry &e, std::string_view sourceId);
+
+/// Parses one line (without '\n'). Returns "" or what is wrong (without file and line number);
+/// the source id is returned in `sourceId` for the caller to map to an index.
+[[nodiscard]] std::string parseLine(std::string_view line, Entry &e, std::string &sourceId);
+
+// --- Writing ---
+
+struct Limits
+{
+    std::int64_t maxRecords = 0; ///< 0 = no limit
+    std::int64_t maxBytes = 0;
+    std::int64_t maxDurationMs = 0;
+};
+
+/// Writes a recording. Not thread-safe: one writer, one thread (the runtime's loop).
+class Writer
+{
+public:
+    /// Creates DIR (which must not hold a recording already) and writes an incomplete manifest.
+    [[nodiscard]] static std::unique_ptr<Writer>
+    create(const std::string &dir, Manifest manifest, Limits limits, std::string &error);
+    ~Writer();
+
+    /// Captures one record. False once the recording has stopped (a limit was reached or the
+    /// disk is full; see stoppedBy()): the caller stops recording, the folder stays valid.
+    [[nodiscard]] bool add(const Entry &e);
+    /// Flushes buffered lines and rewrites the manifest with the counts so far (still
+    /// incomplete): what a kill after this point leaves. Called every second or so.
+    [[nodiscard]] std::string checkpoint();
+    /// Flushes, fsyncs and writes the final manifest (complete, with `stoppedBy` unless a limit
+    /// already set it). "" or the error.
+    [[nodiscard]] std::string finish(const std::string &stoppedBy);
+
+    const std::string &stoppedBy() const { return m_stoppedBy; }
+    const Manifest &manifest() const { return m_manifest; }
+
+private:
+    Writer() = default;
+    [[nodiscard]] bool flush();
+    [[nodiscard]] std::string writeManifest();
+
+    std::string m_dir;
+    Manifest m_manifest;
+    Limits m_limits;
+    int m_fd = -1;
+    std::string m_buffer;
+    std::int64_t m_durable = 0; ///< bytes of records.tsv known written in whole lines
+    std::int64_t m_durableDurationMs = 0;
+    std::vector<std::int64_t> m_pending; ///< per source: lines buffered, not yet written
+    std::int64_t m_firstAt = -1;
+    std::string m_stoppedBy; ///< set when capture stopped early
+    bool m_finished = false;
+};
+
+// --- Reading ---
+
+struct Opened
+{
+    Manifest manifest;
+    /// Notes for the user (a recording cut short by a kill, a pipeline that changed since).
+    std::vector<std::string> notes;
+};
+
+/// Reads records.tsv line by line.
+class Reader
+{
+public:
+    /// Opens DIR: reads and checks the manifest. nullptr with `error` naming the file.
+    [[nodiscard]] static std::unique_ptr<Reader> open(const std::string &dir, std::string &error);
+    ~Reader();
+
+    const Opened &info() const { return m_info; }
+    /// The next entry; false at the end or on an error (then error() names file and line).
+    /// A torn last line of an incomplete recording (killed, or a full disk) is the end, with a
+    /// note; the same in a recording marked complete, or any bad line before the last, is an
+    /// error.
+    [[nodiscard]] bool next(Entry &e);
+    const std::string &error() const { return m_error; }
+    std::int64_t line() const { return m_line; }
+
+private:
+    Reader() = default;
+    [[nodiscard]] bool fill();
+
+    std::string m_path;
+    Opened m_info;
+    int m_fd = -1;
+    std::string m_buffer;
+    std::size_t m_pos = 0;
+    bool m_eof = false;
+    std::int64_t m_line = 0;
+    std::int64_t m_read = 0;
+    std::string m_error;
+    std::string m_sourceId;
+};
+
+/// Which of the pipeline's sources (id, kind) the recording cannot stand in for: a source the
+/// recording lacks, one it has that the pipeline does not, or a kind that differs. Empty when
+/// every source matches.
+[[nodiscard]] std::vector<std::string> sourceMismatches(const Manifest &m,
+                                                        const std::vector<SourceInfo> &pipeline);
+
+} // namespace tideline::recording

@@ -1,0 +1,278 @@
+// One line of records.tsv: writing it and reading it back, byte for byte (recording.hpp).
+
+#include "checkpoint/checksum.hpp"
+
+#include <tideline/engine/recording.hpp>
+
+#include <charconv>
+#include <cstdio>
+
+namespace tideline::recording {
+
+namespace {
+
+constexpr std::string_view kAbsent = "\\N";
+constexpr int kColumns = 9; // crc, at, source, partition, offset, timestamp, key, headers, value
+
+/// Length of the valid UTF-8 sequence starting at s[i], or 0.
+std::size_t utf8Length(std::string_view s, std::size_t i)
+{
+    const auto c = static_cast<unsigned char>(s[i]);
+    std::size_t n = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
+    if (n == 0 || i + n > s.size())
+        return 0;
+    for (std::size_t k = 1; k < n; ++k)
+        if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80)
+            return 0;
+    const auto c1 = static_cast<unsigned char>(s[i + 1]);
+    if ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 >= 0xA0) || (c == 0xF0 && c1 < 0x90)
+        || (c == 0xF4 && c1 >= 0x90))
+        return 0; // overlong, surrogate or beyond U+10FFFF
+    return n;
+}
+
+void escape(std::string &out, std::string_view s)
+{
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        switch (c) {
+        case '\\':
+            out += "\\\\";
+            continue;
+        case '\t':
+            out += "\\t";
+            continue;
+        case '\n':
+            out += "\\n";
+            continue;
+        case '\r':
+            out += "\\r";
+            continue;
+        default:
+            break;
+        }
+        if (c >= 0x20 && c < 0x7F) {
+            out += static_cast<char>(c);
+        } else if (std::size_t n = c >= 0x80 ? utf8Length(s, i) : 0; n > 0) {
+            out.append(s.substr(i, n));
+            i += n - 1;
+        } else {
+            char hex[5];
+            std::snprintf(hex, sizeof hex, "\\x%02X", c);
+            out += hex;
+        }
+    }
+}
+
+int hexDigit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    return -1;
+}
+
+[[nodiscard]] bool unescape(std::string_view s, std::string &out)
+{
+    out.clear();
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] != '\\') {
+            out += s[i];
+            continue;
+        }
+        if (++i >= s.size())
+            return false;
+        switch (s[i]) {
+        case '\\':
+            out += '\\';
+            break;
+        case 't':
+            out += '\t';
+            break;
+        case 'n':
+            out += '\n';
+            break;
+        case 'r':
+            out += '\r';
+            break;
+        case 'x': {
+            if (i + 2 >= s.size())
+                return false;
+            const int hi = hexDigit(s[i + 1]), lo = hexDigit(s[i + 2]);
+            if (hi < 0 || lo < 0)
+                return false;
+            out += static_cast<char>(hi * 16 + lo);
+            i += 2;
+            break;
+        }
+        default:
+            return false;
+        }
+    }
+    return true;
+}
+
+/// Splits the headers column at the unescaped separators `\;` (between pairs) and `\=`
+/// (between a name and its value), unescaping each part.
+[[nodiscard]] bool parseHeaders(std::string_view s,
+                                std::vector<std::pair<std::string, std::string>> &out)
+{
+    std::size_t partStart = 0;
+    std::string name;
+    bool haveName = false;
+    auto part = [&](std::size_t end, std::string &dst) {
+        return unescape(s.substr(partStart, end - partStart), dst);
+    };
+    for (std::size_t i = 0; i <= s.size(); ++i) {
+        const bool atEnd = i == s.size();
+        if (!atEnd && s[i] != '\\')
+            continue;
+        const char next = atEnd || i + 1 >= s.size() ? '\0' : s[i + 1];
+        if (!atEnd && next != '=' && next != ';') {
+            ++i; // an ordinary escape: skip its first character after the backslash
+            continue;
+        }
+        if (!atEnd && next == '=') {
+            if (haveName || !part(i, name))
+                return false;
+            haveName = true;
+        } else {
+            std::string value;
+            if (!haveName || !part(i, value))
+                return false;
+            out.emplace_back(std::move(name), std::move(value));
+            name.clear();
+            haveName = false;
+        }
+        partStart = i + 2;
+        ++i;
+    }
+    return !out.empty();
+}
+
+template<typename Int>
+void appendOptional(std::string &out, const std::optional<Int> &v)
+{
+    if (v)
+        out += std::to_string(*v);
+    else
+        out += kAbsent;
+}
+
+template<typename Int>
+[[nodiscard]] bool parseOptional(std::string_view s, std::optional<Int> &v)
+{
+    if (s == kAbsent) {
+        v.reset();
+        return true;
+    }
+    Int x{};
+    auto r = std::from_chars(s.data(), s.data() + s.size(), x);
+    if (r.ec != std::errc() || r.ptr != s.data() + s.size())
+        return false;
+    v = x;
+    return true;
+}
+
+} // namespace
+
+void appendLine(std::string &out, const Entry &e, std::string_view sourceId)
+{
+    std::string rest;
+    rest.reserve(e.value.size() + sourceId.size() + 48);
+    rest += std::to_string(e.atMs);
+    rest += '\t';
+    escape(rest, sourceId);
+    rest += '\t';
+    appendOptional(rest, e.partition);
+    rest += '\t';
+    appendOptional(rest, e.offset);
+    rest += '\t';
+    appendOptional(rest, e.timestamp);
+    rest += '\t';
+    if (e.key)
+        escape(rest, *e.key);
+    else
+        rest += kAbsent;
+    rest += '\t';
+    if (e.headers.empty()) {
+        rest += kAbsent;
+    } else {
+        // name\=value pairs joined by \; : escape() never writes a backslash before '=' or
+        // ';', so these separators cannot be confused with any byte of a name or a value.
+        for (std::size_t i = 0; i < e.headers.size(); ++i) {
+            if (i)
+                rest += "\\;";
+            escape(rest, e.headers[i].first);
+            rest += "\\=";
+            escape(rest, e.headers[i].second);
+        }
+    }
+    rest += '\t';
+    escape(rest, e.value);
+    char crc[9];
+    std::snprintf(crc, sizeof crc, "%08x", checkpoint::crc32c(rest));
+    out.append(crc, 8);
+    out += '\t';
+    out += rest;
+    out += '\n';
+}
+
+std::string parseLine(std::string_view line, Entry &e, std::string &sourceId)
+{
+    std::string_view cols[kColumns];
+    std::size_t start = 0;
+    for (int c = 0; c < kColumns; ++c) {
+        std::size_t tab = c + 1 < kColumns ? line.find('\t', start) : std::string_view::npos;
+        if (c + 1 < kColumns && tab == std::string_view::npos)
+            return "has " + std::to_string(c + 1) + " of its " + std::to_string(kColumns)
+                   + " tab-separated columns";
+        cols[c]
+            = line.substr(start, tab == std::string_view::npos ? line.size() - start : tab - start);
+        start = tab + 1;
+    }
+    if (cols[kColumns - 1].find('\t') != std::string_view::npos)
+        return "has more than " + std::to_string(kColumns) + " columns";
+    std::uint32_t want = 0;
+    if (cols[0].size() != 8)
+        return "does not start with an 8-digit CRC";
+    for (char c : cols[0]) {
+        int d = hexDigit(c);
+        if (d < 0)
+            return "does not start with an 8-digit CRC";
+        want = want * 16 + static_cast<std::uint32_t>(d);
+    }
+    if (checkpoint::crc32c(line.substr(9)) != want)
+        return "fails its CRC (the line was edited or damaged)";
+    std::optional<std::int64_t> at;
+    if (!parseOptional(cols[1], at) || !at || *at < 0)
+        return "has no valid at_ms (milliseconds since the recording began)";
+    e.atMs = *at;
+    if (!unescape(cols[2], sourceId) || sourceId.empty())
+        return "has no valid source id";
+    if (!parseOptional(cols[3], e.partition) || (e.partition && *e.partition < 0))
+        return "has an invalid partition";
+    if (!parseOptional(cols[4], e.offset))
+        return "has an invalid offset";
+    if (!parseOptional(cols[5], e.timestamp))
+        return "has an invalid timestamp";
+    if (cols[6] == kAbsent) {
+        e.key.reset();
+    } else {
+        std::string key;
+        if (!unescape(cols[6], key))
+            return "has a badly escaped key";
+        e.key = std::move(key);
+    }
+    e.headers.clear();
+    if (cols[7] != kAbsent && !parseHeaders(cols[7], e.headers))
+        return "has badly escaped headers (name\\=value pairs joined by \\;)";
+    if (!unescape(cols[8], e.value))
+        return "has a badly escaped value";
+    return {};
+}
+
+} // namespace tideline::recording

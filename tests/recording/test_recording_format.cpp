@@ -1,0 +1,360 @@
+// The recording format: every byte a source can deliver comes back exactly; a recorder that was
+// killed or ran out of disk leaves a folder that replays what it captured; truncation, a damaged
+// line or an edited manifest is an error naming the file and the line.
+#include <tideline/engine/recording.hpp>
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <csignal>
+#include <fstream>
+#include <sstream>
+#include <sys/resource.h>
+
+using namespace tideline::recording;
+
+namespace {
+
+Manifest twoSources()
+{
+    Manifest m;
+    m.pipeline = "clicks";
+    m.pipelineSha256 = "abc";
+    m.startedAtMs = 1800000000000;
+    m.sources = {{"clicks", "source.kafka", 4, 0}, {"users", "source.file", 1, 0}};
+    return m;
+}
+
+std::string allBytes()
+{
+    std::string s;
+    for (int c = 0; c < 256; ++c)
+        s += static_cast<char>(c);
+    return s;
+}
+
+std::vector<Entry> sampleEntries()
+{
+    std::vector<Entry> out;
+    Entry kafka;
+    kafka.atMs = 0;
+    kafka.source = 0;
+    kafka.partition = 3;
+    kafka.offset = 9000000000LL;
+    kafka.timestamp = -5;
+    kafka.key = std::string("k\tey\\\n");
+    kafka.headers = {{"trace=id", "a\\=b\\;c"}, {"", ""}, {"bin", allBytes()}};
+    kafka.value = "{\"user\":\"ann\",\"note\":\"tab\tand \\\"quote\\\"\"}";
+    out.push_back(kafka);
+    Entry line;
+    line.atMs = 17;
+    line.source = 1;
+    line.value = "ann,München,\xE2\x82\xAC,\xFF\xFE bad utf-8,\r";
+    out.push_back(line);
+    Entry empty;
+    empty.atMs = 17;
+    empty.source = 0;
+    empty.key = std::string();
+    empty.value = "";
+    out.push_back(empty);
+    Entry binary;
+    binary.atMs = 2000;
+    binary.source = 0;
+    binary.partition = 0;
+    binary.value = allBytes() + allBytes();
+    out.push_back(binary);
+    return out;
+}
+
+void compareEntries(const Entry &a, const Entry &b)
+{
+    QCOMPARE(a.atMs, b.atMs);
+    QCOMPARE(a.source, b.source);
+    QCOMPARE(a.partition, b.partition);
+    QCOMPARE(a.offset, b.offset);
+    QCOMPARE(a.timestamp, b.timestamp);
+    QCOMPARE(a.key, b.key);
+    QCOMPARE(a.headers, b.headers);
+    QCOMPARE(a.value, b.value);
+}
+
+std::string readFile(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+void writeFile(const std::string &path, const std::string &text)
+{
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+}
+
+std::vector<Entry>
+readAll(const std::string &dir, std::string &error, std::vector<std::string> *notes = nullptr)
+{
+    std::vector<Entry> out;
+    auto r = Reader::open(dir, error);
+    if (!r)
+        return out;
+    Entry e;
+    while (r->next(e))
+        out.push_back(e);
+    error = r->error();
+    if (notes)
+        *notes = r->info().notes;
+    return out;
+}
+
+} // namespace
+
+class TestRecordingFormat : public QObject
+{
+    Q_OBJECT
+private slots:
+    void everyByteRoundTrips()
+    {
+        QTemporaryDir tmp;
+        const std::string dir = tmp.path().toStdString() + "/rec";
+        std::string error;
+        auto w = Writer::create(dir, twoSources(), {}, error);
+        QVERIFY2(w, error.c_str());
+        const auto entries = sampleEntries();
+        for (const auto &e : entries)
+            QVERIFY(w->add(e));
+        QCOMPARE(w->finish("end of input"), std::string());
+        // The lines stay one per record: escaped tabs and newlines never split them.
+        const std::string text = readFile(dir + "/records.tsv");
+        QCOMPARE(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')),
+                 entries.size());
+        std::vector<std::string> notes;
+        auto back = readAll(dir, error, &notes);
+        QVERIFY2(error.empty(), error.c_str());
+        QVERIFY(notes.empty());
+        QCOMPARE(back.size(), entries.size());
+        for (std::size_t i = 0; i < entries.size(); ++i)
+            compareEntries(back[i], entries[i]);
+        auto r = Reader::open(dir, error);
+        QVERIFY(r);
+        const Manifest &m = r->info().manifest;
+        QVERIFY(m.complete);
+        QCOMPARE(m.stoppedBy, std::string("end of input"));
+        QCOMPARE(m.records, 4);
+        QCOMPARE(m.sources[0].records, 3);
+        QCOMPARE(m.sources[1].records, 1);
+        QCOMPARE(m.durationMs, 2000);
+        QCOMPARE(m.bytes, static_cast<std::int64_t>(text.size()));
+    }
+
+    void aFolderWithARecordingIsNotOverwritten()
+    {
+        QTemporaryDir tmp;
+        const std::string dir = tmp.path().toStdString() + "/rec";
+        std::string error;
+        QVERIFY(Writer::create(dir, twoSources(), {}, error));
+        QVERIFY(!Writer::create(dir, twoSources(), {}, error));
+        QVERIFY2(error.find("already holds a recording") != std::string::npos, error.c_str());
+    }
+
+    void aKilledRecorderLeavesAValidPrefix()
+    {
+        QTemporaryDir tmp;
+        const std::string dir = tmp.path().toStdString() + "/rec";
+        std::string error;
+        auto w = Writer::create(dir, twoSources(), {}, error);
+        QVERIFY(w);
+        const auto entries = sampleEntries();
+        for (const auto &e : entries)
+            QVERIFY(w->add(e));
+        QCOMPARE(w->checkpoint(), std::string()); // what a kill after this point leaves
+        const std::string manifest = readFile(dir + "/manifest.json");
+        std::string text = readFile(dir + "/records.tsv");
+        w.reset(); // (the destructor finishes; put back what the kill left, plus a torn line)
+        writeFile(dir + "/manifest.json", manifest);
+        writeFile(dir + "/records.tsv", text + text.substr(0, text.find('\n') / 2));
+        std::vector<std::string> notes;
+        auto back = readAll(dir, error, &notes);
+        QVERIFY2(error.empty(), error.c_str());
+        QCOMPARE(back.size(), entries.size());
+        QCOMPARE(notes.size(), std::size_t(2));
+        QVERIFY2(notes[0].find("did not end cleanly") != std::string::npos, notes[0].c_str());
+        QVERIFY2(notes[1].find("records.tsv line 5 was cut off") != std::string::npos,
+                 notes[1].c_str());
+    }
+
+    void aTruncatedCompleteRecordingIsAnError()
+    {
+        QTemporaryDir tmp;
+        const std::string dir = tmp.path().toStdString() + "/rec";
+        std::string error;
+        auto w = Writer::create(dir, twoSources(), {}, error);
+        for (const auto &e : sampleEntries())
+            QVERIFY(w->add(e));
+        QCOMPARE(w->finish("end of input"), std::string());
+        std::string text = readFile(dir + "/records.tsv");
+        writeFile(dir + "/records.tsv", text.substr(0, text.size() - 10));
+        readAll(dir, error);
+        QVERIFY2(error.find("records.tsv line 4: cut off") != std::string::npos, error.c_str());
+        QVERIFY2(error.find("complete with 4 records but 3 whole lines") != std::string::npos,
+                 error.c_str());
+        // Whole lines missing (cut at a line end) are caught by the count.
+        writeFile(dir + "/records.tsv", text.substr(0, text.find('\n') + 1));
+        readAll(dir, error);
+        QVERIFY2(error.find("complete with 4 records but 1 whole lines") != std::string::npos,
+                 error.c_str());
+    }
+
+    void aDamagedLineNamesItsLine()
+    {
+        QTemporaryDir tmp;
+        const std::string dir = tmp.path().toStdString() + "/rec";
+        std::string error;
+        auto w = Writer::create(dir, twoSources(), {}, error);
+        for (const auto &e : sampleEntries())
+            QVERIFY(w->add(e));
+        QCOMPARE(w->finish("end of input"), std::string());
+        std::string text = readFile(dir + "/records.tsv");
+        const std::size_t second = text.find('\n') + 1;
+        std::string edited = text;
+        edited[second + 12] = edited[second + 12] == '1' ? '2' : '1'; // at_ms of line 2
+        writeFile(dir + "/records.tsv", edited);
+        readAll(dir, error);
+        QVERIFY2(error.find("records.tsv line 2: fails its CRC") != std::string::npos,
+                 error.c_str());
+        edited = text;
+        edited.insert(second + 9, "\t");
+        writeFile(dir + "/records.tsv", edited);
+        readAll(dir, error);
+        QVERIFY2(error.find("records.tsv line 2: ") != std::string::npos, error.c_str());
+    }
+
+    void anEditedManifestIsRefused()
+    {
+        QTemporaryDir tmp;
+        const std::string dir = tmp.path().toStdString() + "/rec";
+        std::string error;
+        auto w = Writer::create(dir, twoSources(), {}, error);
+        QVERIFY(w->add(sampleEntries()[0]));
+        QCOMPARE(w->finish("end of input"), std::string());
+        std::string m = readFile(dir + "/manifest.json");
+        m.replace(m.find("\"records\": 1"), 12, "\"records\": 2");
+        writeFile(dir + "/manifest.json", m);
+        QVERIFY(!Reader::open(dir, error));
+        QVERIFY2(error.find("manifest.json: its seal does not match") != std::string::npos,
+                 error.c_str());
+        writeFile(dir + "/manifest.json", "{\"format\": \"tideline-rec");
+        QVERIFY(!Reader::open(dir, error));
+        QVERIFY2(error.find("manifest.json: not valid JSON") != std::string::npos, error.c_str());
+        QVERIFY(!Reader::open(tmp.path().toStdString() + "/nothing", error));
+        QVERIFY2(error.find("is ") != std::string::npos
+                     && error.find("a recording folder") != std::string::npos,
+                 error.c_str());
+    }
+
+    void limitsStopCaptureCleanly()
+    {
+        for (const char *which : {"max records", "max bytes", "max duration"}) {
+            QTemporaryDir tmp;
+            const std::string dir = tmp.path().toStdString() + "/rec";
+            Limits limits;
+            if (std::string(which) == "max records")
+                limits.maxRecords = 2;
+            else if (std::string(which) == "max bytes")
+                limits.maxBytes = 200;
+            else
+                limits.maxDurationMs = 100;
+            std::string error;
+            auto w = Writer::create(dir, twoSources(), limits, error);
+            int added = 0;
+            for (const auto &e : sampleEntries()) {
+                if (!w->add(e))
+                    break;
+                ++added;
+            }
+            QCOMPARE(w->stoppedBy(), std::string(which));
+            QCOMPARE(w->finish("end of input"), std::string());
+            auto back = readAll(dir, error);
+            QVERIFY2(error.empty(), error.c_str());
+            QCOMPARE(static_cast<int>(back.size()), added);
+            auto r = Reader::open(dir, error);
+            QCOMPARE(r->info().manifest.stoppedBy, std::string(which));
+            QVERIFY(r->info().manifest.complete);
+            if (limits.maxBytes)
+                QVERIFY(r->info().manifest.bytes <= 200);
+        }
+    }
+
+    void aFullDiskKeepsWholeLinesOnly()
+    {
+        // RLIMIT_FSIZE makes write() fail as a full disk does (EFBIG instead of ENOSPC).
+        QTemporaryDir tmp;
+        const std::string dir = tmp.path().toStdString() + "/rec";
+        std::string error;
+        auto w = Writer::create(dir, twoSources(), {}, error);
+        QVERIFY(w);
+        Entry big;
+        big.source = 1;
+        big.value = std::string(300000, 'x');
+        QVERIFY(w->add(big));
+        QCOMPARE(w->checkpoint(), std::string()); // one whole line on disk
+        std::signal(SIGXFSZ, SIG_IGN);
+        rlimit old{};
+        getrlimit(RLIMIT_FSIZE, &old);
+        rlimit small = old;
+        small.rlim_cur = 400000;
+        setrlimit(RLIMIT_FSIZE, &small);
+        bool stopped = false;
+        for (int i = 0; i < 10 && !stopped; ++i) {
+            big.atMs = i + 1;
+            stopped = !w->add(big);
+            if (!stopped)
+                stopped = !w->checkpoint().empty() || !w->stoppedBy().empty();
+        }
+        setrlimit(RLIMIT_FSIZE, &old);
+        QVERIFY(stopped);
+        QVERIFY2(w->stoppedBy().find("write error") != std::string::npos, w->stoppedBy().c_str());
+        QCOMPARE(w->finish("end of input"), std::string());
+        auto back = readAll(dir, error);
+        QVERIFY2(error.empty(), error.c_str());
+        QCOMPARE(back.size(), std::size_t(1));
+        QCOMPARE(back[0].value, big.value);
+        auto r = Reader::open(dir, error);
+        QCOMPARE(r->info().manifest.records, 1);
+        QCOMPARE(r->info().manifest.sources[1].records, 1);
+    }
+
+    void sourcesThatDoNotMatchAreNamed()
+    {
+        Manifest m = twoSources();
+        QVERIFY(sourceMismatches(m, m.sources).empty());
+        auto out = sourceMismatches(
+            m, {{"clicks", "source.file", 1, 0}, {"orders", "source.kafka", 1, 0}});
+        QCOMPARE(out.size(), std::size_t(3));
+        QVERIFY(
+            out[0].find("`clicks` is source.file in the pipeline but was recorded as source.kafka")
+            != std::string::npos);
+        QVERIFY(out[1].find("`orders` (source.kafka) is not in the recording")
+                != std::string::npos);
+        QVERIFY(out[2].find("the recording has source `users`") != std::string::npos);
+    }
+
+    void malformedLinesAreRejectedNotMisread()
+    {
+        Entry e;
+        std::string id;
+        for (const char *bad : {"", "00000000", "zzzzzzzz\t0\ta\t\\N\t\\N\t\\N\t\\N\t\\N\tv",
+                                "00000000\t0\ta\t\\N\t\\N\t\\N\t\\N\t\\N\tv"})
+            QVERIFY(!parseLine(bad, e, id).empty());
+        std::string line;
+        Entry good;
+        good.value = "v\\x";
+        appendLine(line, good, "a");
+        line.pop_back();
+        QVERIFY(parseLine(line, e, id).empty());
+        QCOMPARE(e.value, good.value);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRecordingFormat)
+#include "test_recording_format.moc"
