@@ -11,12 +11,14 @@
 // Sliding windows put a record into each of its size/slide windows (no pane sharing): simple
 // and exact for every aggregate; the cost grows with size/slide, which validation bounds.
 
+#include "operators/keys/time_key.hpp"
 #include "operators/window/window_base.hpp"
 
 #include <cstddef>
 #include <cstring>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <type_traits>
 
 namespace tideline::window {
@@ -288,15 +290,13 @@ public:
         // Entries count memory and disk; bytes are the memory in use (spilled bytes live in
         // the state store's folder).
         m.stateBytes = static_cast<std::int64_t>(memoryBytes());
-        m.stateSpilled = m_spillStats.entriesSpilled;
+        m.stateSpilled = m_spill.entriesSpilled();
         m.errors += m_ignoredValues;
     }
 
     state::SpillStats spillStats() const override
     {
-        state::SpillStats st = m_spillStats;
-        st.entriesInMemory = m_entries - st.entriesSpilled;
-        return st;
+        return m_spill.stats(m_entries - m_spill.entriesSpilled());
     }
 
     void snapshotState(StateWriter &w) const override
@@ -316,25 +316,19 @@ public:
             for (std::uint32_t i = 0; i < p.table.size(); ++i)
                 batch.entry(p.table.key(i), p.table.acc(i));
         }
-        // Then the spilled entries: (1, pane start, key, accumulators)... 0. They are read by
-        // the checkpoint writer thread through a RocksDB snapshot taken here, at the same cut.
-        if (!m_state.store || m_spillStats.entriesSpilled == 0) {
-            w.u8(0);
-            return;
-        }
-        w.defer([snap = m_state.store->snapshot()](StateWriter &out) {
-            snap->scan([&out](std::string_view k, std::string_view v) {
-                if (k.size() < 8)
-                    return;
-                out.u8(1);
-                out.i64(panePrefixStart(k));
-                char b[kMaxVarint];
-                out.bytes(b, putUvar(b, k.size() - 8));
-                out.bytes(k.data() + 8, k.size() - 8);
-                out.bytes(v.data(), v.size()); // already the compact accumulators
-            });
-            out.u8(0);
-        });
+        // Then the spilled entries: (1, pane start, key, accumulators)... 0.
+        keys::deferSpilledEntries(w, m_state.store, m_spill.entriesSpilled() != 0,
+                                  [](StateWriter &out, std::string_view k, std::string_view v) {
+                                      if (k.size() < 8)
+                                          return;
+                                      out.u8(1);
+                                      out.i64(panePrefixStart(k));
+                                      char b[kMaxVarint];
+                                      out.bytes(b, putUvar(b, k.size() - 8));
+                                      out.bytes(k.data() + 8, k.size() - 8);
+                                      out.bytes(v.data(),
+                                                v.size()); // already the compact accumulators
+                                  });
     }
 
     void restoreState(StateReader &r) override
@@ -343,7 +337,7 @@ public:
         m_cursor = m_panes.end();
         m_lastPane = nullptr;
         m_entries = 0;
-        m_spillStats = {};
+        m_spill.reset();
         if (!readHeader(r))
             throw ConfigError("node `" + m_nodeId
                               + "`: the checkpointed window state does not match this window "
@@ -368,7 +362,7 @@ public:
                 const std::uint32_t idx = p.table.findOrInsert(key, hashBytes(key), created);
                 readAccs(r, p.table.acc(idx));
                 ++m_entries;
-                if (m_state.store && ++m_insertsSinceCheck >= kCheckEvery)
+                if (m_spill.tick())
                     maybeEvict(); // a state larger than the budget goes to disk as it loads
             }
         }
@@ -387,7 +381,7 @@ public:
             const std::uint32_t idx = it->second.table.findOrInsert(key, hashBytes(key), created);
             readAccs(r, it->second.table.acc(idx));
             ++m_entries;
-            if (m_state.store && ++m_insertsSinceCheck >= kCheckEvery)
+            if (m_spill.tick())
                 maybeEvict();
         }
         if (r.failed())
@@ -448,7 +442,7 @@ private:
             emitResult(p.start, p.end, p.table.key(idx), acc,
                        created ? EmitKind::Final : EmitKind::Update, out);
         // Last: an eviction pass rebuilds tables (acc and idx are stale after it).
-        if (spill && inserted && ++m_insertsSinceCheck >= kCheckEvery)
+        if (inserted && m_spill.tick())
             maybeEvict();
     }
 
@@ -457,21 +451,11 @@ private:
     // flipped, so panes sort by start) followed by the encoded key; the value is its compact
     // accumulators. An entry is either in its pane's table or on disk, never both.
 
-    static constexpr std::uint32_t kCheckEvery = 256;
-
     static void putPanePrefix(std::string &out, Timestamp start)
     {
-        const std::uint64_t u = static_cast<std::uint64_t>(start) ^ (1ULL << 63);
-        for (int b = 7; b >= 0; --b)
-            out.push_back(static_cast<char>(static_cast<std::uint8_t>(u >> (8 * b))));
+        keys::appendTimeKey(out, start);
     }
-    static Timestamp panePrefixStart(std::string_view key)
-    {
-        std::uint64_t u = 0;
-        for (int b = 0; b < 8; ++b)
-            u = (u << 8) | static_cast<std::uint8_t>(key[static_cast<std::size_t>(b)]);
-        return static_cast<Timestamp>(u ^ (1ULL << 63));
-    }
+    static Timestamp panePrefixStart(std::string_view key) { return keys::readTimeKey(key); }
     std::string &diskKey(Timestamp start, std::string_view key)
     {
         m_diskKey.clear();
@@ -490,8 +474,7 @@ private:
         m_aggs.loadCompact(r, acc);
         m_state.store->erase(k);
         --p.spilled;
-        --m_spillStats.entriesSpilled;
-        ++m_spillStats.readBacks;
+        m_spill.readBack(1);
         return true;
     }
 
@@ -513,8 +496,8 @@ private:
             ++n;
         });
         m_state.store->eraseRange(begin, end);
-        m_spillStats.entriesSpilled -= p.spilled;
-        m_spillStats.readBacks += n;
+        m_spill.readBack(n);
+        m_spill.dropped(p.spilled - n); // none: every spilled entry of the pane was read
         p.spilled = 0;
     }
 
@@ -526,7 +509,7 @@ private:
         putPanePrefix(begin, p.start);
         putPanePrefix(end, satAdd(p.start, 1));
         m_state.store->eraseRange(begin, end);
-        m_spillStats.entriesSpilled -= p.spilled;
+        m_spill.dropped(p.spilled);
         p.spilled = 0;
     }
 
@@ -538,48 +521,47 @@ private:
         return bytes;
     }
 
-    /// Over budget: spill entries not touched since the last pass (second chance), then, if
-    /// that is not enough, whole panes from the oldest, until 3/4 of the budget is in use.
+    /// Over budget (keys::SpillPolicy): spill entries not touched since the last pass, then,
+    /// if that is not enough, whole panes from the oldest.
     void maybeEvict()
     {
-        m_insertsSinceCheck = 0;
-        const std::size_t budget = m_state.memoryBudget;
-        if (memoryBytes() <= budget)
-            return;
-        ++m_spillStats.spillPasses;
-        const std::size_t target = budget / 4 * 3;
-        state::SpillStore::Batch batch(*m_state.store);
-        std::vector<std::uint32_t> keep;
+        std::optional<state::SpillStore::Batch> batch;
         auto spillEntry = [&](Pane &p, std::uint32_t i) {
             const std::size_t n = m_aggs.saveCompact(m_accScratch.data(), p.table.acc(i));
-            batch.put(diskKey(p.start, p.table.key(i)), std::string_view(m_accScratch.data(), n));
+            batch->put(diskKey(p.start, p.table.key(i)), std::string_view(m_accScratch.data(), n));
             ++p.spilled;
-            ++m_spillStats.entriesSpilled;
+            m_spill.spilled(1);
         };
-        m_accScratch.resize(m_aggs.compactBound() + 1);
-        for (auto &[start, p] : m_panes) {
-            keep.clear();
-            for (std::uint32_t i = 0; i < p.table.size(); ++i) {
-                if (p.table.touched(i))
-                    keep.push_back(i);
+        auto spillCold = [&] {
+            batch.emplace(*m_state.store);
+            m_accScratch.resize(m_aggs.compactBound() + 1);
+            std::vector<std::uint32_t> keep;
+            for (auto &[start, p] : m_panes) {
+                keep.clear();
+                for (std::uint32_t i = 0; i < p.table.size(); ++i) {
+                    if (p.table.touched(i))
+                        keep.push_back(i);
+                    else
+                        spillEntry(p, i);
+                }
+                if (keep.size() != p.table.size())
+                    p.table.keepOnly(keep, m_aggs.size());
                 else
-                    spillEntry(p, i);
+                    p.table.clearTouches();
             }
-            if (keep.size() != p.table.size())
-                p.table.keepOnly(keep, m_aggs.size());
-            else
-                p.table.clearTouches();
-        }
-        for (auto &[start, p] : m_panes) {
-            if (memoryBytes() <= target)
-                break;
-            for (std::uint32_t i = 0; i < p.table.size(); ++i)
-                spillEntry(p, i);
-            p.table.keepOnly({}, m_aggs.size());
-        }
-        batch.commit();
-        m_spillStats.peakEntriesSpilled
-            = std::max(m_spillStats.peakEntriesSpilled, m_spillStats.entriesSpilled);
+        };
+        auto spillMore = [&](auto overTarget) {
+            for (auto &[start, p] : m_panes) {
+                if (!overTarget())
+                    break;
+                for (std::uint32_t i = 0; i < p.table.size(); ++i)
+                    spillEntry(p, i);
+                p.table.keepOnly({}, m_aggs.size());
+            }
+        };
+        if (!m_spill.maybeSpill([this] { return memoryBytes(); }, spillCold, spillMore))
+            return;
+        batch->commit();
         m_lastPane = nullptr;
     }
 
@@ -606,7 +588,6 @@ private:
     std::int64_t m_entries = 0;
     std::vector<std::uint32_t> m_order;
     std::vector<std::string_view> m_sortKeys;
-    std::uint32_t m_insertsSinceCheck = 0;
     std::string m_diskKey;
     std::vector<char> m_accScratch;
 };
