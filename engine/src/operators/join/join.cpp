@@ -19,15 +19,28 @@
 //
 // A key with a null or missing field never matches (SQL): such a right record is dropped; such
 // a left record is dropped by inner joins and emitted at once unmatched by left_outer joins.
+//
+// settings.state "rocksdb" (the toolkit's keys::SpillPolicy, the windows' budget and counters):
+// a pass moves the buffered records of keys no record reached since the last pass, then of
+// more keys, to the spill store (RocksDB key = the entry index, value = the flat block); the
+// links, the key table and the expiry queues stay in memory (about 60 bytes an entry, the
+// records are the bulk). A spilled record comes back when a record of its key matches it, or
+// when it is evicted unmatched from a left_outer join (it is emitted); otherwise eviction just
+// deletes it. Snapshots read spilled records from the store, so their bytes do not change.
 
 #include "operators/join/flat_record.hpp"
 #include "operators/keys/expiry_queue.hpp"
 #include "operators/keys/key_encoder.hpp"
 #include "operators/keys/key_table.hpp"
 #include "operators/keys/params.hpp"
+#include "operators/keys/spill_policy.hpp"
 #include "operators/operators.hpp"
+#include "state/state_backend.hpp"
 
 #include <algorithm>
+#include <cstring>
+#include <optional>
+#include <stdexcept>
 
 namespace tideline {
 
@@ -45,6 +58,8 @@ struct KeyState
     std::uint32_t head[2] = {kNone, kNone};
     std::uint32_t tail[2] = {kNone, kNone};
     std::uint32_t count = 0;
+    std::uint32_t spilled = 0; ///< of count, entries whose block is in the spill store
+    bool touched = true;       ///< a record of the key arrived since the last spill pass
 };
 
 /// What the match scan reads of a buffered entry (24 bytes; the record itself, a flat block in
@@ -54,7 +69,7 @@ struct Link
     Timestamp t = 0;
     std::uint32_t next = kNone;
     std::uint32_t prev = kNone;
-    char *block = nullptr; ///< the record written by m_codec[side], from m_blocks
+    char *block = nullptr; ///< the record written by m_codec[side], from m_blocks (null: spilled)
 };
 
 struct Meta
@@ -64,7 +79,7 @@ struct Meta
     bool matched = false;
 };
 
-class JoinOperator final : public Operator
+class JoinOperator final : public Operator, public state::StatefulOperator
 {
 public:
     JoinOperator(std::vector<std::string> leftKey,
@@ -108,10 +123,13 @@ public:
             // First find the partners and start loading their blocks (they are cold: each was
             // last touched when it arrived or matched), so the misses overlap; then emit.
             m_partners.clear();
-            const KeyState &ks = m_keys.entry(found).value;
+            KeyState &ks = m_keys.entry(found).value;
+            ks.touched = true;
             for (std::uint32_t e = ks.head[1 - side]; e != kNone; e = m_links[e].next) {
                 const Link &o = m_links[e];
                 if (side == kLeft ? inBounds(t, o.t) : inBounds(o.t, t)) {
+                    if (o.block == nullptr)
+                        loadBlock(e);
                     __builtin_prefetch(o.block);
                     __builtin_prefetch(o.block + 64);
                     m_partners.push_back(e);
@@ -148,6 +166,8 @@ public:
         const std::uint32_t key
             = found != kNone ? found : m_keys.tryEmplace(m_buf, h, KeyState{}).first;
         insert(side, key, t, m_self, matched, evictAt);
+        if (m_spill.tick())
+            maybeSpill();
     }
 
     void processWatermark(Timestamp w, Output &out) override
@@ -161,8 +181,19 @@ public:
 
     void reportMetrics(observe::NodeMetrics &m) const override
     {
-        m.stateEntries = static_cast<std::int64_t>(m_live);
-        m.stateBytes = static_cast<std::int64_t>(m_bytes + m_keys.size() * 64);
+        m.stateEntries = static_cast<std::int64_t>(m_live); // memory and disk
+        m.stateBytes = static_cast<std::int64_t>(memoryBytes());
+        m.stateSpilled = m_spill.entriesSpilled();
+    }
+
+    void configureState(state::StateBackendConfig cfg) override
+    {
+        m_state = std::move(cfg);
+        m_spill.configure(m_state);
+    }
+    state::SpillStats spillStats() const override
+    {
+        return m_spill.stats(static_cast<std::int64_t>(m_live) - m_spill.entriesSpilled());
     }
 
     void snapshotState(StateWriter &w) const override
@@ -172,12 +203,22 @@ public:
         // Per side in eviction order, so a restore evicts (and emits) in the same order. The
         // records are written as they arrived (not in output form): the format does not
         // depend on how they are kept in memory.
+        // A spilled record is read from the store here (point reads on the loop: the order is
+        // the eviction order, not the store's).
+        std::string spilledBlock;
         for (int side : {kLeft, kRight}) {
             for (const auto &item : m_queue[side].sorted()) {
                 const std::uint32_t e = item.payload;
                 w.u8(static_cast<std::uint8_t>(side));
                 w.u8(m_meta[e].matched ? 1 : 0);
-                Record rec = m_codec[side].unprefixed(m_links[e].block);
+                const char *block = m_links[e].block;
+                if (block == nullptr) {
+                    char k[4];
+                    if (!m_state.store->get(diskKey(e, k), spilledBlock))
+                        throw std::runtime_error("node join: a spilled record is missing");
+                    block = spilledBlock.data();
+                }
+                Record rec = m_codec[side].unprefixed(block);
                 rec.time = m_links[e].t;
                 w.record(rec);
             }
@@ -186,6 +227,9 @@ public:
 
     void restoreState(StateReader &r) override
     {
+        if (m_spill.entriesSpilled() > 0)
+            m_state.store->eraseRange(std::string(4, '\0'), std::string(5, '\xff'));
+        m_spill.reset();
         clearState();
         m_w = r.i64();
         std::uint64_t n = r.u64();
@@ -200,7 +244,11 @@ public:
             const std::uint32_t key = m_keys.tryEmplace(m_buf, KeyState{}).first;
             m_codec[side].write(m_self, rec);
             insert(side, key, rec.time, m_self, matched, evictionTime(side, rec.time));
+            if (m_spill.tick())
+                maybeSpill(); // a state larger than the budget goes to disk as it loads
         }
+        if (m_spill.enabled())
+            maybeSpill();
     }
 
     std::string stateFingerprint() const override
@@ -281,6 +329,7 @@ private:
             ks.head[side] = idx;
         ks.tail[side] = idx;
         ++ks.count;
+        ks.touched = true;
         m_meta[idx] = {key, static_cast<std::uint8_t>(side), matched};
         m_bytes += block.size() + sizeof(Link) + sizeof(Meta);
         ++m_live;
@@ -301,9 +350,9 @@ private:
             m_links[l.next].prev = l.prev;
         else
             ks.tail[m.side] = l.prev;
-        char *block = l.block;
+        char *block = l.block; // null when spilled (the caller dropped it from the store)
         l.block = nullptr;
-        m_bytes -= flat::header(block).size + sizeof(Link) + sizeof(Meta);
+        m_bytes -= (block ? flat::header(block).size : 0) + sizeof(Link) + sizeof(Meta);
         --m_live;
         if (--ks.count == 0)
             m_keys.erase(m.key);
@@ -311,7 +360,11 @@ private:
         return block;
     }
 
-    void release(char *block) { m_blocks.give(block, flat::header(block).size); }
+    void release(char *block)
+    {
+        if (block != nullptr)
+            m_blocks.give(block, flat::header(block).size);
+    }
 
     void evict(Output &out)
     {
@@ -322,6 +375,12 @@ private:
             const std::uint32_t idx = lq.top().payload;
             lq.pop();
             const bool unmatched = m_outer && !m_meta[idx].matched;
+            if (m_links[idx].block == nullptr) {
+                if (unmatched)
+                    loadBlock(idx); // it is emitted
+                else
+                    dropSpilled(idx);
+            }
             const Timestamp t = m_links[idx].t;
             char *block = take(idx);
             if (unmatched)
@@ -332,8 +391,96 @@ private:
         while (!rq.empty() && rq.top().at <= m_w) {
             const std::uint32_t idx = rq.top().payload;
             rq.pop();
+            if (m_links[idx].block == nullptr)
+                dropSpilled(idx);
             release(take(idx));
         }
+        if (m_drops) {
+            m_drops->commit();
+            m_drops.reset();
+        }
+    }
+
+    // --- settings.state "rocksdb" ---
+
+    std::size_t memoryBytes() const { return m_bytes + m_keys.size() * 64; }
+
+    static std::string_view diskKey(std::uint32_t idx, char (&b)[4])
+    {
+        for (int i = 3; i >= 0; --i, idx >>= 8)
+            b[i] = static_cast<char>(idx & 0xff);
+        return {b, 4};
+    }
+
+    /// Brings entry `idx`'s block back from the store.
+    void loadBlock(std::uint32_t idx)
+    {
+        char k[4];
+        if (!m_state.store->get(diskKey(idx, k), m_value))
+            throw std::runtime_error("node join: a spilled record is missing");
+        char *block = m_blocks.take(m_value.size());
+        std::memcpy(block, m_value.data(), m_value.size());
+        m_links[idx].block = block;
+        m_bytes += m_value.size();
+        --m_keys.entry(m_meta[idx].key).value.spilled;
+        m_state.store->erase(std::string_view(k, 4));
+        m_spill.readBack(1);
+    }
+
+    /// Forgets entry `idx`'s spilled block (evicted without being needed); batched per advance.
+    void dropSpilled(std::uint32_t idx)
+    {
+        if (!m_drops)
+            m_drops.emplace(*m_state.store);
+        char k[4];
+        m_drops->erase(diskKey(idx, k));
+        --m_keys.entry(m_meta[idx].key).value.spilled;
+        m_spill.dropped(1);
+    }
+
+    /// Over budget (keys::SpillPolicy): spill the records of keys no record reached since the
+    /// last pass, then of more keys in table order.
+    void maybeSpill()
+    {
+        std::optional<state::SpillStore::Batch> batch;
+        auto spillKey = [&](KeyState &ks) {
+            for (int side : {kLeft, kRight}) {
+                for (std::uint32_t e = ks.head[side]; e != kNone; e = m_links[e].next) {
+                    char *block = m_links[e].block;
+                    if (block == nullptr)
+                        continue;
+                    const std::uint32_t size = flat::header(block).size;
+                    char k[4];
+                    batch->put(diskKey(e, k), std::string_view(block, size));
+                    flat::BlockPool::drop(block);
+                    m_links[e].block = nullptr;
+                    m_bytes -= size;
+                    ++ks.spilled;
+                    m_spill.spilled(1);
+                }
+            }
+        };
+        auto spillCold = [&] {
+            batch.emplace(*m_state.store);
+            for (std::uint32_t k = 0; k < m_keys.entryEnd(); ++k) {
+                if (!m_keys.entry(k).used)
+                    continue;
+                KeyState &ks = m_keys.entry(k).value;
+                if (ks.touched)
+                    ks.touched = false;
+                else if (ks.spilled < ks.count)
+                    spillKey(ks);
+            }
+        };
+        auto spillMore = [&](auto overTarget) {
+            for (std::uint32_t k = 0; k < m_keys.entryEnd() && overTarget(); ++k) {
+                KeyState &ks = m_keys.entry(k).value;
+                if (m_keys.entry(k).used && ks.spilled < ks.count)
+                    spillKey(ks);
+            }
+        };
+        if (m_spill.maybeSpill([this] { return memoryBytes(); }, spillCold, spillMore))
+            batch->commit();
     }
 
     void clearState()
@@ -368,7 +515,12 @@ private:
     std::vector<std::uint32_t> m_freeEntries;
     keys::ExpiryQueue<std::uint32_t> m_queue[2]; ///< eviction times per side
     std::size_t m_live = 0;
-    std::size_t m_bytes = 0;
+    std::size_t m_bytes = 0; ///< in memory (spilled blocks not counted)
+
+    state::StateBackendConfig m_state; ///< settings.state (store null unless "rocksdb")
+    keys::SpillPolicy m_spill;
+    std::optional<state::SpillStore::Batch> m_drops; ///< deletes of evicted spilled records
+    std::string m_value;
 };
 
 } // namespace
