@@ -27,57 +27,31 @@
 // records are the bulk). A spilled record comes back when a record of its key matches it, or
 // when it is evicted unmatched from a left_outer join (it is emitted); otherwise eviction just
 // deletes it. Snapshots read spilled records from the store, so their bytes do not change.
+// The buffered-state types and the spilling are in join_state.hpp.
 
 #include "operators/join/flat_record.hpp"
+#include "operators/join/join_state.hpp"
 #include "operators/keys/expiry_queue.hpp"
 #include "operators/keys/key_encoder.hpp"
 #include "operators/keys/key_table.hpp"
 #include "operators/keys/params.hpp"
-#include "operators/keys/spill_policy.hpp"
 #include "operators/operators.hpp"
-#include "state/state_backend.hpp"
 
 #include <algorithm>
 #include <cstring>
-#include <optional>
-#include <stdexcept>
 
 namespace tideline {
 
 namespace {
 
+using join::KeyState;
+using join::kNone;
+using join::Link;
+using join::Meta;
+
 constexpr int kLeft = 0;
 constexpr int kRight = 1;
-constexpr std::uint32_t kNone = 0xffffffffu;
 constexpr std::string_view kPrefix[2] = {"left", "right"};
-
-/// Per-key state: for each side, a list of buffered entries in arrival order (the order in
-/// which a new record meets its partners, hence the order of the pairs it emits).
-struct KeyState
-{
-    std::uint32_t head[2] = {kNone, kNone};
-    std::uint32_t tail[2] = {kNone, kNone};
-    std::uint32_t count = 0;
-    std::uint32_t spilled = 0; ///< of count, entries whose block is in the spill store
-    bool touched = true;       ///< a record of the key arrived since the last spill pass
-};
-
-/// What the match scan reads of a buffered entry (24 bytes; the record itself, a flat block in
-/// output form, is touched only when it matches).
-struct Link
-{
-    Timestamp t = 0;
-    std::uint32_t next = kNone;
-    std::uint32_t prev = kNone;
-    char *block = nullptr; ///< the record written by m_codec[side], from m_blocks (null: spilled)
-};
-
-struct Meta
-{
-    std::uint32_t key = kNone; ///< entry of the key in the key table
-    std::uint8_t side = 0;
-    bool matched = false;
-};
 
 class JoinOperator final : public Operator, public state::StatefulOperator
 {
@@ -129,7 +103,7 @@ public:
                 const Link &o = m_links[e];
                 if (side == kLeft ? inBounds(t, o.t) : inBounds(o.t, t)) {
                     if (o.block == nullptr)
-                        loadBlock(e);
+                        m_spill.load(e);
                     __builtin_prefetch(o.block);
                     __builtin_prefetch(o.block + 64);
                     m_partners.push_back(e);
@@ -166,8 +140,8 @@ public:
         const std::uint32_t key
             = found != kNone ? found : m_keys.tryEmplace(m_buf, h, KeyState{}).first;
         insert(side, key, t, m_self, matched, evictAt);
-        if (m_spill.tick())
-            maybeSpill();
+        if (m_spill.policy().tick())
+            m_spill.maybeSpill();
     }
 
     void processWatermark(Timestamp w, Output &out) override
@@ -182,18 +156,18 @@ public:
     void reportMetrics(observe::NodeMetrics &m) const override
     {
         m.stateEntries = static_cast<std::int64_t>(m_live); // memory and disk
-        m.stateBytes = static_cast<std::int64_t>(memoryBytes());
-        m.stateSpilled = m_spill.entriesSpilled();
+        m.stateBytes = static_cast<std::int64_t>(m_spill.memoryBytes());
+        m.stateSpilled = m_spill.policy().entriesSpilled();
     }
 
     void configureState(state::StateBackendConfig cfg) override
     {
-        m_state = std::move(cfg);
-        m_spill.configure(m_state);
+        m_spill.configure(std::move(cfg));
     }
     state::SpillStats spillStats() const override
     {
-        return m_spill.stats(static_cast<std::int64_t>(m_live) - m_spill.entriesSpilled());
+        return m_spill.policy().stats(static_cast<std::int64_t>(m_live)
+                                      - m_spill.policy().entriesSpilled());
     }
 
     void snapshotState(StateWriter &w) const override
@@ -212,12 +186,8 @@ public:
                 w.u8(static_cast<std::uint8_t>(side));
                 w.u8(m_meta[e].matched ? 1 : 0);
                 const char *block = m_links[e].block;
-                if (block == nullptr) {
-                    char k[4];
-                    if (!m_state.store->get(diskKey(e, k), spilledBlock))
-                        throw std::runtime_error("node join: a spilled record is missing");
-                    block = spilledBlock.data();
-                }
+                if (block == nullptr)
+                    block = m_spill.read(e, spilledBlock);
                 Record rec = m_codec[side].unprefixed(block);
                 rec.time = m_links[e].t;
                 w.record(rec);
@@ -227,8 +197,6 @@ public:
 
     void restoreState(StateReader &r) override
     {
-        if (m_spill.entriesSpilled() > 0)
-            m_state.store->eraseRange(std::string(4, '\0'), std::string(5, '\xff'));
         m_spill.reset();
         clearState();
         m_w = r.i64();
@@ -244,11 +212,11 @@ public:
             const std::uint32_t key = m_keys.tryEmplace(m_buf, KeyState{}).first;
             m_codec[side].write(m_self, rec);
             insert(side, key, rec.time, m_self, matched, evictionTime(side, rec.time));
-            if (m_spill.tick())
-                maybeSpill(); // a state larger than the budget goes to disk as it loads
+            if (m_spill.policy().tick())
+                m_spill.maybeSpill(); // a state larger than the budget goes to disk as it loads
         }
-        if (m_spill.enabled())
-            maybeSpill();
+        if (m_spill.policy().enabled())
+            m_spill.maybeSpill();
     }
 
     std::string stateFingerprint() const override
@@ -258,7 +226,7 @@ public:
     }
 
 private:
-    using Keys = keys::KeyTable<KeyState>;
+    using Keys = join::Keys;
 
     bool inBounds(Timestamp lt, Timestamp rt) const
     {
@@ -377,9 +345,9 @@ private:
             const bool unmatched = m_outer && !m_meta[idx].matched;
             if (m_links[idx].block == nullptr) {
                 if (unmatched)
-                    loadBlock(idx); // it is emitted
+                    m_spill.load(idx); // it is emitted
                 else
-                    dropSpilled(idx);
+                    m_spill.drop(idx);
             }
             const Timestamp t = m_links[idx].t;
             char *block = take(idx);
@@ -392,95 +360,10 @@ private:
             const std::uint32_t idx = rq.top().payload;
             rq.pop();
             if (m_links[idx].block == nullptr)
-                dropSpilled(idx);
+                m_spill.drop(idx);
             release(take(idx));
         }
-        if (m_drops) {
-            m_drops->commit();
-            m_drops.reset();
-        }
-    }
-
-    // --- settings.state "rocksdb" ---
-
-    std::size_t memoryBytes() const { return m_bytes + m_keys.size() * 64; }
-
-    static std::string_view diskKey(std::uint32_t idx, char (&b)[4])
-    {
-        for (int i = 3; i >= 0; --i, idx >>= 8)
-            b[i] = static_cast<char>(idx & 0xff);
-        return {b, 4};
-    }
-
-    /// Brings entry `idx`'s block back from the store.
-    void loadBlock(std::uint32_t idx)
-    {
-        char k[4];
-        if (!m_state.store->get(diskKey(idx, k), m_value))
-            throw std::runtime_error("node join: a spilled record is missing");
-        char *block = m_blocks.take(m_value.size());
-        std::memcpy(block, m_value.data(), m_value.size());
-        m_links[idx].block = block;
-        m_bytes += m_value.size();
-        --m_keys.entry(m_meta[idx].key).value.spilled;
-        m_state.store->erase(std::string_view(k, 4));
-        m_spill.readBack(1);
-    }
-
-    /// Forgets entry `idx`'s spilled block (evicted without being needed); batched per advance.
-    void dropSpilled(std::uint32_t idx)
-    {
-        if (!m_drops)
-            m_drops.emplace(*m_state.store);
-        char k[4];
-        m_drops->erase(diskKey(idx, k));
-        --m_keys.entry(m_meta[idx].key).value.spilled;
-        m_spill.dropped(1);
-    }
-
-    /// Over budget (keys::SpillPolicy): spill the records of keys no record reached since the
-    /// last pass, then of more keys in table order.
-    void maybeSpill()
-    {
-        std::optional<state::SpillStore::Batch> batch;
-        auto spillKey = [&](KeyState &ks) {
-            for (int side : {kLeft, kRight}) {
-                for (std::uint32_t e = ks.head[side]; e != kNone; e = m_links[e].next) {
-                    char *block = m_links[e].block;
-                    if (block == nullptr)
-                        continue;
-                    const std::uint32_t size = flat::header(block).size;
-                    char k[4];
-                    batch->put(diskKey(e, k), std::string_view(block, size));
-                    flat::BlockPool::drop(block);
-                    m_links[e].block = nullptr;
-                    m_bytes -= size;
-                    ++ks.spilled;
-                    m_spill.spilled(1);
-                }
-            }
-        };
-        auto spillCold = [&] {
-            batch.emplace(*m_state.store);
-            for (std::uint32_t k = 0; k < m_keys.entryEnd(); ++k) {
-                if (!m_keys.entry(k).used)
-                    continue;
-                KeyState &ks = m_keys.entry(k).value;
-                if (ks.touched)
-                    ks.touched = false;
-                else if (ks.spilled < ks.count)
-                    spillKey(ks);
-            }
-        };
-        auto spillMore = [&](auto overTarget) {
-            for (std::uint32_t k = 0; k < m_keys.entryEnd() && overTarget(); ++k) {
-                KeyState &ks = m_keys.entry(k).value;
-                if (m_keys.entry(k).used && ks.spilled < ks.count)
-                    spillKey(ks);
-            }
-        };
-        if (m_spill.maybeSpill([this] { return memoryBytes(); }, spillCold, spillMore))
-            batch->commit();
+        m_spill.commitDrops();
     }
 
     void clearState()
@@ -517,10 +400,7 @@ private:
     std::size_t m_live = 0;
     std::size_t m_bytes = 0; ///< in memory (spilled blocks not counted)
 
-    state::StateBackendConfig m_state; ///< settings.state (store null unless "rocksdb")
-    keys::SpillPolicy m_spill;
-    std::optional<state::SpillStore::Batch> m_drops; ///< deletes of evicted spilled records
-    std::string m_value;
+    join::Spill m_spill{m_keys, m_links, m_meta, m_blocks, m_bytes}; ///< settings.state
 };
 
 } // namespace
