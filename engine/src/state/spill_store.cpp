@@ -150,6 +150,23 @@ void SpillStore::scan(std::string_view begin,
         fail("scanning spilled state", it->status().ToString());
 }
 
+bool SpillStore::first(std::string_view begin, std::string_view end, std::string &key) const
+{
+    rocksdb::ReadOptions ro;
+    rocksdb::Slice upper = slice(end);
+    ro.iterate_upper_bound = &upper;
+    ro.fill_cache = false;
+    std::unique_ptr<rocksdb::Iterator> it(m_db->NewIterator(ro));
+    it->Seek(slice(begin));
+    if (it->Valid()) {
+        key.assign(it->key().data(), it->key().size());
+        return true;
+    }
+    if (!it->status().ok())
+        fail("scanning spilled state", it->status().ToString());
+    return false;
+}
+
 std::shared_ptr<const SpillStore::Snapshot> SpillStore::snapshot()
 {
     auto s = std::shared_ptr<Snapshot>(new Snapshot());

@@ -62,6 +62,9 @@ public:
               std::string_view end,
               const std::function<void(std::string_view, std::string_view)> &fn) const;
 
+    /// The first key in [begin, end) into `key`; false when the range is empty.
+    bool first(std::string_view begin, std::string_view end, std::string &key) const;
+
     /// A pinned, consistent view of the store (released when the last copy goes away).
     class Snapshot
     {

@@ -113,15 +113,16 @@ bool Table::load(const std::string &path,
             return false;
         }
         keys::KeyEncoder::encodeOne(key, keyBytes);
-        auto [it, inserted]
-            = m_index.try_emplace(keyBytes, static_cast<std::uint32_t>(m_rows.size()));
+        const auto [e, inserted]
+            = m_index.tryEmplace(keyBytes, static_cast<std::uint32_t>(m_rows.size()));
+        const std::uint32_t at = m_index.entry(e).value;
         if (inserted) {
             m_bytes += row.byteSize() + keyBytes.size() + 64;
             m_rows.push_back(std::move(row));
         } else {
             m_bytes += row.byteSize();
-            m_bytes -= m_rows[it->second].byteSize();
-            m_rows[it->second] = std::move(row); // a later row for a key replaces the earlier
+            m_bytes -= m_rows[at].byteSize();
+            m_rows[at] = std::move(row); // a later row for a key replaces the earlier
         }
         row = Record();
     }

@@ -3,12 +3,12 @@
 // looked up by encoded key bytes. Loading never allocates per lookup afterwards.
 
 #include "operators/keys/key_encoder.hpp"
+#include "operators/keys/key_table.hpp"
 
 #include <tideline/engine/record.hpp>
 
 #include <functional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace tideline::enrich {
@@ -28,15 +28,16 @@ public:
     /// The row whose key encodes to `key`, or nullptr.
     const Record *find(std::string_view key) const
     {
-        auto it = m_index.find(key);
-        return it == m_index.end() ? nullptr : &m_rows[it->second];
+        const std::uint32_t e = m_index.find(key);
+        return e == Index::kNone ? nullptr : &m_rows[m_index.entry(e).value];
     }
     std::size_t size() const { return m_index.size(); }
     std::size_t bytes() const { return m_bytes; }
 
 private:
     std::vector<Record> m_rows;
-    std::unordered_map<std::string, std::uint32_t, keys::BytesHash, std::equal_to<>> m_index;
+    using Index = keys::KeyTable<std::uint32_t>; ///< encoded key -> row (the toolkit's table)
+    Index m_index;
     std::size_t m_bytes = 0;
 };
 

@@ -344,6 +344,9 @@ public:
         return new char[c < kClasses ? (c + 1) * 16 : size];
     }
 
+    /// Frees a block for good instead of keeping it for reuse (spilled state leaves memory).
+    static void drop(char *p) { delete[] p; }
+
     void give(char *p, std::size_t size)
     {
         const std::size_t c = classOf(size);

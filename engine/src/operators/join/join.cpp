@@ -19,8 +19,18 @@
 //
 // A key with a null or missing field never matches (SQL): such a right record is dropped; such
 // a left record is dropped by inner joins and emitted at once unmatched by left_outer joins.
+//
+// settings.state "rocksdb" (the toolkit's keys::SpillPolicy, the windows' budget and counters):
+// a pass moves the buffered records of keys no record reached since the last pass, then of
+// more keys, to the spill store (RocksDB key = the entry index, value = the flat block); the
+// links, the key table and the expiry queues stay in memory (about 60 bytes an entry, the
+// records are the bulk). A spilled record comes back when a record of its key matches it, or
+// when it is evicted unmatched from a left_outer join (it is emitted); otherwise eviction just
+// deletes it. Snapshots read spilled records from the store, so their bytes do not change.
+// The buffered-state types and the spilling are in join_state.hpp.
 
 #include "operators/join/flat_record.hpp"
+#include "operators/join/join_state.hpp"
 #include "operators/keys/expiry_queue.hpp"
 #include "operators/keys/key_encoder.hpp"
 #include "operators/keys/key_table.hpp"
@@ -28,43 +38,22 @@
 #include "operators/operators.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 namespace tideline {
 
 namespace {
 
+using join::KeyState;
+using join::kNone;
+using join::Link;
+using join::Meta;
+
 constexpr int kLeft = 0;
 constexpr int kRight = 1;
-constexpr std::uint32_t kNone = 0xffffffffu;
 constexpr std::string_view kPrefix[2] = {"left", "right"};
 
-/// Per-key state: for each side, a list of buffered entries in arrival order (the order in
-/// which a new record meets its partners, hence the order of the pairs it emits).
-struct KeyState
-{
-    std::uint32_t head[2] = {kNone, kNone};
-    std::uint32_t tail[2] = {kNone, kNone};
-    std::uint32_t count = 0;
-};
-
-/// What the match scan reads of a buffered entry (24 bytes; the record itself, a flat block in
-/// output form, is touched only when it matches).
-struct Link
-{
-    Timestamp t = 0;
-    std::uint32_t next = kNone;
-    std::uint32_t prev = kNone;
-    char *block = nullptr; ///< the record written by m_codec[side], from m_blocks
-};
-
-struct Meta
-{
-    std::uint32_t key = kNone; ///< entry of the key in the key table
-    std::uint8_t side = 0;
-    bool matched = false;
-};
-
-class JoinOperator final : public Operator
+class JoinOperator final : public Operator, public state::StatefulOperator
 {
 public:
     JoinOperator(std::vector<std::string> leftKey,
@@ -108,10 +97,13 @@ public:
             // First find the partners and start loading their blocks (they are cold: each was
             // last touched when it arrived or matched), so the misses overlap; then emit.
             m_partners.clear();
-            const KeyState &ks = m_keys.entry(found).value;
+            KeyState &ks = m_keys.entry(found).value;
+            ks.touched = true;
             for (std::uint32_t e = ks.head[1 - side]; e != kNone; e = m_links[e].next) {
                 const Link &o = m_links[e];
                 if (side == kLeft ? inBounds(t, o.t) : inBounds(o.t, t)) {
+                    if (o.block == nullptr)
+                        m_spill.load(e);
                     __builtin_prefetch(o.block);
                     __builtin_prefetch(o.block + 64);
                     m_partners.push_back(e);
@@ -148,6 +140,8 @@ public:
         const std::uint32_t key
             = found != kNone ? found : m_keys.tryEmplace(m_buf, h, KeyState{}).first;
         insert(side, key, t, m_self, matched, evictAt);
+        if (m_spill.policy().tick())
+            m_spill.maybeSpill();
     }
 
     void processWatermark(Timestamp w, Output &out) override
@@ -161,8 +155,19 @@ public:
 
     void reportMetrics(observe::NodeMetrics &m) const override
     {
-        m.stateEntries = static_cast<std::int64_t>(m_live);
-        m.stateBytes = static_cast<std::int64_t>(m_bytes + m_keys.size() * 64);
+        m.stateEntries = static_cast<std::int64_t>(m_live); // memory and disk
+        m.stateBytes = static_cast<std::int64_t>(m_spill.memoryBytes());
+        m.stateSpilled = m_spill.policy().entriesSpilled();
+    }
+
+    void configureState(state::StateBackendConfig cfg) override
+    {
+        m_spill.configure(std::move(cfg));
+    }
+    state::SpillStats spillStats() const override
+    {
+        return m_spill.policy().stats(static_cast<std::int64_t>(m_live)
+                                      - m_spill.policy().entriesSpilled());
     }
 
     void snapshotState(StateWriter &w) const override
@@ -172,12 +177,18 @@ public:
         // Per side in eviction order, so a restore evicts (and emits) in the same order. The
         // records are written as they arrived (not in output form): the format does not
         // depend on how they are kept in memory.
+        // A spilled record is read from the store here (point reads on the loop: the order is
+        // the eviction order, not the store's).
+        std::string spilledBlock;
         for (int side : {kLeft, kRight}) {
             for (const auto &item : m_queue[side].sorted()) {
                 const std::uint32_t e = item.payload;
                 w.u8(static_cast<std::uint8_t>(side));
                 w.u8(m_meta[e].matched ? 1 : 0);
-                Record rec = m_codec[side].unprefixed(m_links[e].block);
+                const char *block = m_links[e].block;
+                if (block == nullptr)
+                    block = m_spill.read(e, spilledBlock);
+                Record rec = m_codec[side].unprefixed(block);
                 rec.time = m_links[e].t;
                 w.record(rec);
             }
@@ -186,6 +197,7 @@ public:
 
     void restoreState(StateReader &r) override
     {
+        m_spill.reset();
         clearState();
         m_w = r.i64();
         std::uint64_t n = r.u64();
@@ -200,7 +212,11 @@ public:
             const std::uint32_t key = m_keys.tryEmplace(m_buf, KeyState{}).first;
             m_codec[side].write(m_self, rec);
             insert(side, key, rec.time, m_self, matched, evictionTime(side, rec.time));
+            if (m_spill.policy().tick())
+                m_spill.maybeSpill(); // a state larger than the budget goes to disk as it loads
         }
+        if (m_spill.policy().enabled())
+            m_spill.maybeSpill();
     }
 
     std::string stateFingerprint() const override
@@ -210,7 +226,7 @@ public:
     }
 
 private:
-    using Keys = keys::KeyTable<KeyState>;
+    using Keys = join::Keys;
 
     bool inBounds(Timestamp lt, Timestamp rt) const
     {
@@ -281,6 +297,7 @@ private:
             ks.head[side] = idx;
         ks.tail[side] = idx;
         ++ks.count;
+        ks.touched = true;
         m_meta[idx] = {key, static_cast<std::uint8_t>(side), matched};
         m_bytes += block.size() + sizeof(Link) + sizeof(Meta);
         ++m_live;
@@ -301,9 +318,9 @@ private:
             m_links[l.next].prev = l.prev;
         else
             ks.tail[m.side] = l.prev;
-        char *block = l.block;
+        char *block = l.block; // null when spilled (the caller dropped it from the store)
         l.block = nullptr;
-        m_bytes -= flat::header(block).size + sizeof(Link) + sizeof(Meta);
+        m_bytes -= (block ? flat::header(block).size : 0) + sizeof(Link) + sizeof(Meta);
         --m_live;
         if (--ks.count == 0)
             m_keys.erase(m.key);
@@ -311,7 +328,11 @@ private:
         return block;
     }
 
-    void release(char *block) { m_blocks.give(block, flat::header(block).size); }
+    void release(char *block)
+    {
+        if (block != nullptr)
+            m_blocks.give(block, flat::header(block).size);
+    }
 
     void evict(Output &out)
     {
@@ -322,6 +343,12 @@ private:
             const std::uint32_t idx = lq.top().payload;
             lq.pop();
             const bool unmatched = m_outer && !m_meta[idx].matched;
+            if (m_links[idx].block == nullptr) {
+                if (unmatched)
+                    m_spill.load(idx); // it is emitted
+                else
+                    m_spill.drop(idx);
+            }
             const Timestamp t = m_links[idx].t;
             char *block = take(idx);
             if (unmatched)
@@ -332,8 +359,11 @@ private:
         while (!rq.empty() && rq.top().at <= m_w) {
             const std::uint32_t idx = rq.top().payload;
             rq.pop();
+            if (m_links[idx].block == nullptr)
+                m_spill.drop(idx);
             release(take(idx));
         }
+        m_spill.commitDrops();
     }
 
     void clearState()
@@ -368,7 +398,9 @@ private:
     std::vector<std::uint32_t> m_freeEntries;
     keys::ExpiryQueue<std::uint32_t> m_queue[2]; ///< eviction times per side
     std::size_t m_live = 0;
-    std::size_t m_bytes = 0;
+    std::size_t m_bytes = 0; ///< in memory (spilled blocks not counted)
+
+    join::Spill m_spill{m_keys, m_links, m_meta, m_blocks, m_bytes}; ///< settings.state
 };
 
 } // namespace

@@ -6,6 +6,12 @@
 // memory, so an expiry loop can prefetch their state); only an item earlier than the ring's
 // last one goes to a binary heap. top() compares the two heads, which gives exactly the order
 // of one heap over all items: (at, seq) with seq the push order.
+//
+// The toolkit's event-time timer queue. Other operators still keep their own, for reasons of
+// order that reach snapshot bytes: the session window's heap of (time, slot, generation) pops
+// equal times in heap order, which decides which freed slots are reused and so the order of
+// its snapshot; top's std::set fires groups in (time, key) order and erases by key; the aligned
+// window and window_join keep panes in a std::map by start, a pane being its own timer.
 
 #include <tideline/engine/time.hpp>
 

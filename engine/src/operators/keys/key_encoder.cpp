@@ -1,5 +1,7 @@
 #include "operators/keys/key_encoder.hpp"
 
+#include "operators/keys/field_lookup.hpp"
+
 #include <cmath>
 #include <cstring>
 
@@ -73,28 +75,6 @@ void appendValue(const Value &v, std::string &out)
     }
 }
 
-std::uint64_t hashBytes(std::string_view bytes) noexcept
-{
-    std::uint64_t h = 0xcbf29ce484222325ull ^ bytes.size();
-    const char *p = bytes.data();
-    std::size_t n = bytes.size();
-    while (n >= 8) {
-        std::uint64_t w;
-        std::memcpy(&w, p, 8);
-        h = (h ^ w) * 0x100000001b3ull;
-        h ^= h >> 29;
-        p += 8;
-        n -= 8;
-    }
-    std::uint64_t tail = 0;
-    std::memcpy(&tail, p, n);
-    h = (h ^ tail) * 0x9e3779b97f4a7c15ull;
-    h ^= h >> 32;
-    h *= 0xd6e8feb86659fd93ull;
-    h ^= h >> 32;
-    return h;
-}
-
 KeyEncoder::KeyEncoder(std::vector<std::string> paths)
     : m_paths(std::move(paths))
     , m_hints(m_paths.size(), -1)
@@ -105,15 +85,9 @@ bool KeyEncoder::encode(const Record &r, std::string &out)
 {
     out.clear();
     bool complete = true;
-    const int n = static_cast<int>(r.size());
     for (std::size_t k = 0; k < m_paths.size(); ++k) {
         const std::string &path = m_paths[k];
-        int &hint = m_hints[k];
-        int idx = -1;
-        if (hint >= 0 && hint < n && r.nameAt(static_cast<std::size_t>(hint)) == path)
-            idx = hint;
-        else if ((idx = r.indexOf(path)) >= 0)
-            hint = idx;
+        const int idx = findField(r, path, m_hints[k]);
         Value v = idx >= 0 ? r.valueAt(static_cast<std::size_t>(idx)) : Value::null();
         if (v.isNull())
             complete = false;

@@ -5,6 +5,9 @@
 // record once it has grown): equal JSON values give equal bytes (1 and 1.0 alike, as
 // valuesEqual says), several fields concatenate unambiguously, and the byte order follows the
 // value order within a type, so a RocksDB table dumped in key order reads naturally.
+// (group_key_codec.hpp says why the window keeps its own format; hash.hpp is the one hash.)
+
+#include "operators/keys/hash.hpp"
 
 #include <tideline/engine/record.hpp>
 
@@ -17,9 +20,6 @@ namespace tideline::keys {
 
 /// Appends the encoding of one value to `out`.
 void appendValue(const Value &v, std::string &out);
-
-/// 64-bit hash of a byte string (FNV-1a over 8-byte words, then a mixer; fast for short keys).
-std::uint64_t hashBytes(std::string_view bytes) noexcept;
 
 class KeyEncoder
 {
@@ -42,16 +42,6 @@ public:
 private:
     std::vector<std::string> m_paths;
     std::vector<int> m_hints; ///< where each field was found last time (same layout, one compare)
-};
-
-/// Transparent hash/equality so unordered maps keyed by std::string accept string_view lookups.
-struct BytesHash
-{
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const noexcept
-    {
-        return static_cast<std::size_t>(hashBytes(s));
-    }
 };
 
 } // namespace tideline::keys

@@ -150,6 +150,9 @@ public:
         rehash(capacityFor(1024));
     }
 
+    /// One past the highest entry index in use (entries below it may be free: check `used`).
+    std::uint32_t entryEnd() const { return static_cast<std::uint32_t>(m_entries.size()); }
+
     template<class F>
     void forEach(F &&f) const
     {

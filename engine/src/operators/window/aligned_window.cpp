@@ -11,12 +11,15 @@
 // Sliding windows put a record into each of its size/slide windows (no pane sharing): simple
 // and exact for every aggregate; the cost grows with size/slide, which validation bounds.
 
+#include "operators/keys/row_table.hpp"
+#include "operators/keys/time_key.hpp"
 #include "operators/window/window_base.hpp"
 
 #include <cstddef>
 #include <cstring>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <type_traits>
 
 namespace tideline::window {
@@ -29,176 +32,7 @@ Timestamp floorMod(Timestamp t, Timestamp s)
     return r < 0 ? r + s : r;
 }
 
-/// Keys of one window and their accumulators.
-///
-/// Layout for speed: each entry is one row of AggState-sized cells, the first cell holding the
-/// entry's header (hash, key length, and the key itself when it fits in 16 bytes, else its
-/// offset in an arena), the following cells the aggregates. A lookup therefore touches the slot
-/// array and one row: no separate key arena or accumulator array for the usual short keys.
-class PaneTable
-{
-public:
-    void reset(std::size_t expected, std::size_t nAggs)
-    {
-        m_stride = 1 + nAggs;
-        m_size = 0;
-        m_rows.clear();
-        m_keys.clear();
-        // Load factor at most 3/4 (linear probing with a tag per slot stays short at that).
-        std::size_t cap = 16;
-        while (cap * 3 < (expected + 1) * 4)
-            cap <<= 1;
-        if (m_slots.size() != cap)
-            m_slots.assign(cap, 0);
-        else
-            std::fill(m_slots.begin(), m_slots.end(), 0);
-        m_rows.reserve(expected * m_stride);
-    }
-
-    std::uint32_t findOrInsert(std::string_view key, std::uint64_t hash, bool &created)
-    {
-        // The probe key, zero-padded, so that short keys compare as two words.
-        std::uint64_t probe[2] = {0, 0};
-        const bool small = key.size() <= sizeof probe;
-        if (small && !key.empty())
-            std::memcpy(probe, key.data(), key.size());
-        std::size_t mask = m_slots.size() - 1;
-        const std::uint64_t tag = hash >> 32;
-        std::size_t pos = hash & mask;
-        for (;;) {
-            const std::uint64_t s = m_slots[pos];
-            if (s == 0)
-                break;
-            if ((s >> 32) == tag) {
-                const auto idx = static_cast<std::uint32_t>(s) - 1;
-                const Header h = header(idx);
-                if (h.len == key.size()
-                    && (small ? (h.inl[0] == probe[0] && h.inl[1] == probe[1])
-                              : std::memcmp(m_keys.data() + h.inl[0], key.data(), h.len) == 0)) {
-                    created = false;
-                    return idx;
-                }
-            }
-            pos = (pos + 1) & mask;
-        }
-        if ((m_size + 1) * 4 > m_slots.size() * 3) {
-            grow();
-            mask = m_slots.size() - 1;
-            pos = hash & mask;
-            while (m_slots[pos] != 0)
-                pos = (pos + 1) & mask;
-        }
-        const auto idx = static_cast<std::uint32_t>(m_size);
-        Header h;
-        h.hash = hash;
-        h.len = static_cast<std::uint32_t>(key.size());
-        if (small) {
-            h.inl[0] = probe[0];
-            h.inl[1] = probe[1];
-        } else {
-            h.inl[0] = m_keys.size();
-            h.inl[1] = 0;
-            m_keys.append(key);
-        }
-        m_rows.resize(m_rows.size() + m_stride);
-        std::memcpy(static_cast<void *>(&m_rows[idx * m_stride]), &h, sizeof h);
-        ++m_size;
-        m_slots[pos] = (tag << 32) | (idx + 1);
-        created = true;
-        return idx;
-    }
-
-    std::size_t size() const { return m_size; }
-    std::string_view key(std::uint32_t i) const
-    {
-        // Short keys live in the header cell itself (stable until the table changes); the
-        // cell's bytes are read as chars, which may alias anything.
-        const char *cell = reinterpret_cast<const char *>(&m_rows[i * m_stride]);
-        const Header h = header(i);
-        if (h.len <= 16)
-            return {cell + offsetof(Header, inl), h.len};
-        return {m_keys.data() + h.inl[0], h.len};
-    }
-    AggState *acc(std::uint32_t i) { return m_rows.data() + std::size_t(i) * m_stride + 1; }
-    const AggState *acc(std::uint32_t i) const
-    {
-        return m_rows.data() + std::size_t(i) * m_stride + 1;
-    }
-    std::size_t longKeyBytes() const { return m_keys.size(); }
-
-    // settings.state "rocksdb": a second-chance bit per entry (the header's spare word), set
-    // when a record reaches the entry, cleared by an eviction pass that keeps it.
-    void touch(std::uint32_t i)
-    {
-        const std::uint32_t one = 1;
-        std::memcpy(reinterpret_cast<char *>(&m_rows[i * m_stride]) + offsetof(Header, pad), &one,
-                    sizeof one);
-    }
-    bool touched(std::uint32_t i) const { return header(i).pad != 0; }
-    void clearTouches()
-    {
-        const std::uint32_t zero = 0;
-        for (std::uint32_t i = 0; i < m_size; ++i)
-            std::memcpy(reinterpret_cast<char *>(&m_rows[i * m_stride]) + offsetof(Header, pad),
-                        &zero, sizeof zero);
-    }
-    /// Keeps only the entries listed (in that order), with their bits cleared; memory is
-    /// given back (a fresh, right-sized table).
-    void keepOnly(const std::vector<std::uint32_t> &keep, std::size_t nAggs)
-    {
-        PaneTable t;
-        t.reset(keep.size(), nAggs);
-        for (std::uint32_t i : keep) {
-            bool created = false;
-            const std::uint32_t j = t.findOrInsert(key(i), header(i).hash, created);
-            std::memcpy(static_cast<void *>(t.acc(j)), acc(i), nAggs * sizeof(AggState));
-        }
-        *this = std::move(t);
-    }
-    std::size_t bytes() const
-    {
-        return m_slots.capacity() * sizeof(std::uint64_t) + m_rows.capacity() * sizeof(AggState)
-               + m_keys.capacity();
-    }
-
-private:
-    struct Header
-    {
-        std::uint64_t hash;
-        std::uint32_t len;
-        std::uint32_t pad;
-        std::uint64_t inl[2]; ///< the key when len <= 16 (zero-padded), else {arena offset, 0}
-    };
-    static_assert(sizeof(Header) == sizeof(AggState) && std::is_trivially_copyable_v<AggState>,
-                  "a row's first cell holds the header");
-
-    Header header(std::uint32_t i) const
-    {
-        Header h;
-        std::memcpy(&h, &m_rows[i * m_stride], sizeof h);
-        return h;
-    }
-
-    void grow()
-    {
-        m_slots.assign(m_slots.size() * 2, 0);
-        const std::size_t mask = m_slots.size() - 1;
-        for (std::uint32_t i = 0; i < m_size; ++i) {
-            const std::uint64_t hash = header(i).hash;
-            std::size_t pos = hash & mask;
-            while (m_slots[pos] != 0)
-                pos = (pos + 1) & mask;
-            m_slots[pos] = ((hash >> 32) << 32) | (i + 1);
-        }
-    }
-
-    // 0 = empty, else (hash >> 32) << 32 | (entry index + 1): the tag skips most key compares.
-    std::vector<std::uint64_t> m_slots;
-    std::vector<AggState> m_rows; ///< m_stride cells per entry: header, then the aggregates
-    std::string m_keys;           ///< keys longer than 16 bytes
-    std::size_t m_stride = 1;
-    std::size_t m_size = 0;
-};
+using PaneTable = keys::RowTable<AggState>; ///< keys of one window and their accumulators
 
 struct Pane
 {
@@ -288,15 +122,13 @@ public:
         // Entries count memory and disk; bytes are the memory in use (spilled bytes live in
         // the state store's folder).
         m.stateBytes = static_cast<std::int64_t>(memoryBytes());
-        m.stateSpilled = m_spillStats.entriesSpilled;
+        m.stateSpilled = m_spill.entriesSpilled();
         m.errors += m_ignoredValues;
     }
 
     state::SpillStats spillStats() const override
     {
-        state::SpillStats st = m_spillStats;
-        st.entriesInMemory = m_entries - st.entriesSpilled;
-        return st;
+        return m_spill.stats(m_entries - m_spill.entriesSpilled());
     }
 
     void snapshotState(StateWriter &w) const override
@@ -316,25 +148,19 @@ public:
             for (std::uint32_t i = 0; i < p.table.size(); ++i)
                 batch.entry(p.table.key(i), p.table.acc(i));
         }
-        // Then the spilled entries: (1, pane start, key, accumulators)... 0. They are read by
-        // the checkpoint writer thread through a RocksDB snapshot taken here, at the same cut.
-        if (!m_state.store || m_spillStats.entriesSpilled == 0) {
-            w.u8(0);
-            return;
-        }
-        w.defer([snap = m_state.store->snapshot()](StateWriter &out) {
-            snap->scan([&out](std::string_view k, std::string_view v) {
-                if (k.size() < 8)
-                    return;
-                out.u8(1);
-                out.i64(panePrefixStart(k));
-                char b[kMaxVarint];
-                out.bytes(b, putUvar(b, k.size() - 8));
-                out.bytes(k.data() + 8, k.size() - 8);
-                out.bytes(v.data(), v.size()); // already the compact accumulators
-            });
-            out.u8(0);
-        });
+        // Then the spilled entries: (1, pane start, key, accumulators)... 0.
+        keys::deferSpilledEntries(w, m_state.store, m_spill.entriesSpilled() != 0,
+                                  [](StateWriter &out, std::string_view k, std::string_view v) {
+                                      if (k.size() < 8)
+                                          return;
+                                      out.u8(1);
+                                      out.i64(panePrefixStart(k));
+                                      char b[kMaxVarint];
+                                      out.bytes(b, putUvar(b, k.size() - 8));
+                                      out.bytes(k.data() + 8, k.size() - 8);
+                                      out.bytes(v.data(),
+                                                v.size()); // already the compact accumulators
+                                  });
     }
 
     void restoreState(StateReader &r) override
@@ -343,7 +169,7 @@ public:
         m_cursor = m_panes.end();
         m_lastPane = nullptr;
         m_entries = 0;
-        m_spillStats = {};
+        m_spill.reset();
         if (!readHeader(r))
             throw ConfigError("node `" + m_nodeId
                               + "`: the checkpointed window state does not match this window "
@@ -368,7 +194,7 @@ public:
                 const std::uint32_t idx = p.table.findOrInsert(key, hashBytes(key), created);
                 readAccs(r, p.table.acc(idx));
                 ++m_entries;
-                if (m_state.store && ++m_insertsSinceCheck >= kCheckEvery)
+                if (m_spill.tick())
                     maybeEvict(); // a state larger than the budget goes to disk as it loads
             }
         }
@@ -387,7 +213,7 @@ public:
             const std::uint32_t idx = it->second.table.findOrInsert(key, hashBytes(key), created);
             readAccs(r, it->second.table.acc(idx));
             ++m_entries;
-            if (m_state.store && ++m_insertsSinceCheck >= kCheckEvery)
+            if (m_spill.tick())
                 maybeEvict();
         }
         if (r.failed())
@@ -448,7 +274,7 @@ private:
             emitResult(p.start, p.end, p.table.key(idx), acc,
                        created ? EmitKind::Final : EmitKind::Update, out);
         // Last: an eviction pass rebuilds tables (acc and idx are stale after it).
-        if (spill && inserted && ++m_insertsSinceCheck >= kCheckEvery)
+        if (inserted && m_spill.tick())
             maybeEvict();
     }
 
@@ -457,21 +283,11 @@ private:
     // flipped, so panes sort by start) followed by the encoded key; the value is its compact
     // accumulators. An entry is either in its pane's table or on disk, never both.
 
-    static constexpr std::uint32_t kCheckEvery = 256;
-
     static void putPanePrefix(std::string &out, Timestamp start)
     {
-        const std::uint64_t u = static_cast<std::uint64_t>(start) ^ (1ULL << 63);
-        for (int b = 7; b >= 0; --b)
-            out.push_back(static_cast<char>(static_cast<std::uint8_t>(u >> (8 * b))));
+        keys::appendTimeKey(out, start);
     }
-    static Timestamp panePrefixStart(std::string_view key)
-    {
-        std::uint64_t u = 0;
-        for (int b = 0; b < 8; ++b)
-            u = (u << 8) | static_cast<std::uint8_t>(key[static_cast<std::size_t>(b)]);
-        return static_cast<Timestamp>(u ^ (1ULL << 63));
-    }
+    static Timestamp panePrefixStart(std::string_view key) { return keys::readTimeKey(key); }
     std::string &diskKey(Timestamp start, std::string_view key)
     {
         m_diskKey.clear();
@@ -490,8 +306,7 @@ private:
         m_aggs.loadCompact(r, acc);
         m_state.store->erase(k);
         --p.spilled;
-        --m_spillStats.entriesSpilled;
-        ++m_spillStats.readBacks;
+        m_spill.readBack(1);
         return true;
     }
 
@@ -513,8 +328,8 @@ private:
             ++n;
         });
         m_state.store->eraseRange(begin, end);
-        m_spillStats.entriesSpilled -= p.spilled;
-        m_spillStats.readBacks += n;
+        m_spill.readBack(n);
+        m_spill.dropped(p.spilled - n); // none: every spilled entry of the pane was read
         p.spilled = 0;
     }
 
@@ -526,7 +341,7 @@ private:
         putPanePrefix(begin, p.start);
         putPanePrefix(end, satAdd(p.start, 1));
         m_state.store->eraseRange(begin, end);
-        m_spillStats.entriesSpilled -= p.spilled;
+        m_spill.dropped(p.spilled);
         p.spilled = 0;
     }
 
@@ -538,48 +353,47 @@ private:
         return bytes;
     }
 
-    /// Over budget: spill entries not touched since the last pass (second chance), then, if
-    /// that is not enough, whole panes from the oldest, until 3/4 of the budget is in use.
+    /// Over budget (keys::SpillPolicy): spill entries not touched since the last pass, then,
+    /// if that is not enough, whole panes from the oldest.
     void maybeEvict()
     {
-        m_insertsSinceCheck = 0;
-        const std::size_t budget = m_state.memoryBudget;
-        if (memoryBytes() <= budget)
-            return;
-        ++m_spillStats.spillPasses;
-        const std::size_t target = budget / 4 * 3;
-        state::SpillStore::Batch batch(*m_state.store);
-        std::vector<std::uint32_t> keep;
+        std::optional<state::SpillStore::Batch> batch;
         auto spillEntry = [&](Pane &p, std::uint32_t i) {
             const std::size_t n = m_aggs.saveCompact(m_accScratch.data(), p.table.acc(i));
-            batch.put(diskKey(p.start, p.table.key(i)), std::string_view(m_accScratch.data(), n));
+            batch->put(diskKey(p.start, p.table.key(i)), std::string_view(m_accScratch.data(), n));
             ++p.spilled;
-            ++m_spillStats.entriesSpilled;
+            m_spill.spilled(1);
         };
-        m_accScratch.resize(m_aggs.compactBound() + 1);
-        for (auto &[start, p] : m_panes) {
-            keep.clear();
-            for (std::uint32_t i = 0; i < p.table.size(); ++i) {
-                if (p.table.touched(i))
-                    keep.push_back(i);
+        auto spillCold = [&] {
+            batch.emplace(*m_state.store);
+            m_accScratch.resize(m_aggs.compactBound() + 1);
+            std::vector<std::uint32_t> keep;
+            for (auto &[start, p] : m_panes) {
+                keep.clear();
+                for (std::uint32_t i = 0; i < p.table.size(); ++i) {
+                    if (p.table.touched(i))
+                        keep.push_back(i);
+                    else
+                        spillEntry(p, i);
+                }
+                if (keep.size() != p.table.size())
+                    p.table.keepOnly(keep, m_aggs.size());
                 else
-                    spillEntry(p, i);
+                    p.table.clearTouches();
             }
-            if (keep.size() != p.table.size())
-                p.table.keepOnly(keep, m_aggs.size());
-            else
-                p.table.clearTouches();
-        }
-        for (auto &[start, p] : m_panes) {
-            if (memoryBytes() <= target)
-                break;
-            for (std::uint32_t i = 0; i < p.table.size(); ++i)
-                spillEntry(p, i);
-            p.table.keepOnly({}, m_aggs.size());
-        }
-        batch.commit();
-        m_spillStats.peakEntriesSpilled
-            = std::max(m_spillStats.peakEntriesSpilled, m_spillStats.entriesSpilled);
+        };
+        auto spillMore = [&](auto overTarget) {
+            for (auto &[start, p] : m_panes) {
+                if (!overTarget())
+                    break;
+                for (std::uint32_t i = 0; i < p.table.size(); ++i)
+                    spillEntry(p, i);
+                p.table.keepOnly({}, m_aggs.size());
+            }
+        };
+        if (!m_spill.maybeSpill([this] { return memoryBytes(); }, spillCold, spillMore))
+            return;
+        batch->commit();
         m_lastPane = nullptr;
     }
 
@@ -606,7 +420,6 @@ private:
     std::int64_t m_entries = 0;
     std::vector<std::uint32_t> m_order;
     std::vector<std::string_view> m_sortKeys;
-    std::uint32_t m_insertsSinceCheck = 0;
     std::string m_diskKey;
     std::vector<char> m_accScratch;
 };

@@ -2,7 +2,8 @@
 // touch merge (a record exactly `gap` after the previous one joins its session), including a
 // late record that bridges two sessions (all three become one).
 //
-// State per key is a short list of sessions that never overlap or touch each other. Firing
+// State per key is a short list of sessions that never overlap or touch each other, in a slot
+// found through the toolkit's keys::KeyTable (encoded key -> slot index). Firing
 // order comes from a min-heap of timers (session, time to look at it again). A timer names a
 // session by (key slot, slot generation, start); a session's start only moves earlier when it
 // merges, and then a new timer is pushed, so stale timers are recognised and dropped when they
@@ -16,13 +17,14 @@
 // with allowed lateness) emits the merged window as an "update" - right away when the merged
 // window is still due, otherwise when the watermark reaches its new end.
 
+#include "operators/keys/key_table.hpp"
 #include "operators/window/window_base.hpp"
 
 #include <queue>
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
-#include <unordered_map>
 
 namespace tideline::window {
 
@@ -56,13 +58,6 @@ struct Timer
     bool operator>(const Timer &o) const { return at > o.at; }
 };
 
-struct BytesHash
-{
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const { return hashBytes(s); }
-    std::size_t operator()(const std::string &s) const { return hashBytes(s); }
-};
-
 class SessionWindow final : public WindowOperatorBase
 {
 public:
@@ -71,15 +66,16 @@ public:
     void processRecord(int, Record &&rec, Output &out) override
     {
         // First, while no slot or session pointer is held: an eviction pass may move sessions.
-        if (m_state.store && ++m_opsSinceCheck >= kCheckEvery)
+        if (m_spill.tick())
             maybeEvict();
         const Timestamp t = rec.time;
         const Timestamp end = satAdd(t, m_cfg.gap);
         m_codec.encode(rec, m_keyBuf);
-        auto found = m_index.find(std::string_view(m_keyBuf));
-        KeySlot *slot = found == m_index.end() ? nullptr : &m_slots[found->second];
+        const std::uint32_t found = m_index.find(m_keyBuf);
+        const std::uint32_t foundSlot = found == Index::kNone ? 0 : m_index.entry(found).value;
+        KeySlot *slot = found == Index::kNone ? nullptr : &m_slots[foundSlot];
         if (slot != nullptr && m_state.store) {
-            ensureLoaded(found->second);
+            ensureLoaded(foundSlot);
             slot->touched = true;
         }
 
@@ -106,7 +102,7 @@ public:
             slotIndex = newSlot(m_keyBuf);
             slot = &m_slots[slotIndex];
         } else {
-            slotIndex = found->second;
+            slotIndex = foundSlot;
         }
 
         Session *target;
@@ -202,7 +198,7 @@ public:
             if (k.used)
                 bytes += k.key.capacity() * 2 + k.sessions.size() * sessionBytes();
         m.stateBytes = static_cast<std::int64_t>(bytes); // memory only (spilled: on disk)
-        m.stateSpilled = m_spillStats.entriesSpilled;
+        m.stateSpilled = m_spill.entriesSpilled();
         m.errors += m_ignoredValues;
     }
 
@@ -246,29 +242,20 @@ public:
             }
         }
         batch.flush();
-        // Then the spilled keys: (1, key, sessions as above)... 0, read by the checkpoint
-        // writer thread through a RocksDB snapshot taken here, at the same cut.
-        if (!m_state.store || m_spillStats.entriesSpilled == 0) {
-            w.u8(0);
-            return;
-        }
-        w.defer([snap = m_state.store->snapshot()](StateWriter &out) {
-            snap->scan([&out](std::string_view k, std::string_view v) {
-                out.u8(1);
-                char len[kMaxVarint];
-                out.bytes(len, putUvar(len, k.size()));
-                out.bytes(k.data(), k.size());
-                out.bytes(v.data(), v.size());
-            });
-            out.u8(0);
-        });
+        // Then the spilled keys: (1, key, sessions as above)... 0.
+        keys::deferSpilledEntries(w, m_state.store, m_spill.entriesSpilled() != 0,
+                                  [](StateWriter &out, std::string_view k, std::string_view v) {
+                                      out.u8(1);
+                                      char len[kMaxVarint];
+                                      out.bytes(len, putUvar(len, k.size()));
+                                      out.bytes(k.data(), k.size());
+                                      out.bytes(v.data(), v.size());
+                                  });
     }
 
     state::SpillStats spillStats() const override
     {
-        state::SpillStats st = m_spillStats;
-        st.entriesInMemory = m_sessionCount - m_spilledSessions;
-        return st;
+        return m_spill.stats(m_sessionCount - m_spilledSessions);
     }
 
     void restoreState(StateReader &r) override
@@ -279,7 +266,7 @@ public:
         m_timers = {};
         m_sessionCount = 0;
         m_spilledSessions = 0;
-        m_spillStats = {};
+        m_spill.reset();
         if (!readHeader(r))
             throw ConfigError("node `" + m_nodeId
                               + "`: the checkpointed window state does not match this window "
@@ -290,7 +277,7 @@ public:
         for (std::uint64_t k = 0; k < keys && !r.failed(); ++k) {
             const std::string_view key = readKey(r, scratch);
             readSessions(r, newSlot(key), v1, true);
-            if (m_state.store && ++m_opsSinceCheck >= kCheckEvery)
+            if (m_spill.tick())
                 maybeEvict(); // a state larger than the budget goes to disk as it loads
         }
         // Spilled keys of the saved run (absent from states written before that existed).
@@ -299,7 +286,7 @@ public:
                 break;
             const std::string_view key = readKey(r, scratch);
             readSessions(r, newSlot(key), false, true);
-            if (m_state.store && ++m_opsSinceCheck >= kCheckEvery)
+            if (m_spill.tick())
                 maybeEvict();
         }
         if (r.failed())
@@ -371,8 +358,6 @@ private:
     // A cold key's sessions move to the spill store (RocksDB key = the encoded key); its slot,
     // index entry and timers stay in memory, so timers still find it and read it back.
 
-    static constexpr std::uint32_t kCheckEvery = 256;
-
     void ensureLoaded(std::uint32_t slotIndex)
     {
         KeySlot &k = m_slots[slotIndex];
@@ -386,52 +371,50 @@ private:
         m_state.store->erase(k.key);
         k.spilled = false;
         m_spilledSessions -= static_cast<std::int64_t>(k.sessions.size());
-        m_spillStats.entriesSpilled -= static_cast<std::int64_t>(k.sessions.size());
-        m_spillStats.readBacks += static_cast<std::int64_t>(k.sessions.size());
+        m_spill.readBack(static_cast<std::int64_t>(k.sessions.size()));
     }
 
-    /// Over budget (sessions in memory): spill keys not touched since the last pass, then,
-    /// if that is not enough, any loaded key, until 3/4 of the budget is in use.
+    /// Over budget (sessions in memory, keys::SpillPolicy): spill keys not touched since the
+    /// last pass, then, if that is not enough, any loaded key in slot order.
     void maybeEvict()
     {
-        m_opsSinceCheck = 0;
         const std::size_t per = sessionBytes();
         auto inMemory = [&] {
             return static_cast<std::size_t>(m_sessionCount - m_spilledSessions) * per;
         };
-        if (inMemory() <= m_state.memoryBudget)
-            return;
-        ++m_spillStats.spillPasses;
-        const std::size_t target = m_state.memoryBudget / 4 * 3;
-        state::SpillStore::Batch batch(*m_state.store);
+        std::optional<state::SpillStore::Batch> batch;
         auto spill = [&](KeySlot &k) {
             m_value.clear();
             writeSessions(m_value, k);
-            batch.put(k.key, m_value);
+            batch->put(k.key, m_value);
             const auto n = static_cast<std::int64_t>(k.sessions.size());
             m_spilledSessions += n;
-            m_spillStats.entriesSpilled += n;
+            m_spill.spilled(n);
             k.sessions.clear();
             k.sessions.shrink_to_fit();
             k.spilled = true;
         };
-        for (KeySlot &k : m_slots) {
-            if (!k.used || k.spilled)
-                continue;
-            if (k.touched)
-                k.touched = false;
-            else
-                spill(k);
-        }
-        for (KeySlot &k : m_slots) {
-            if (inMemory() <= target)
-                break;
-            if (k.used && !k.spilled)
-                spill(k);
-        }
-        batch.commit();
-        m_spillStats.peakEntriesSpilled
-            = std::max(m_spillStats.peakEntriesSpilled, m_spillStats.entriesSpilled);
+        auto spillCold = [&] {
+            batch.emplace(*m_state.store);
+            for (KeySlot &k : m_slots) {
+                if (!k.used || k.spilled)
+                    continue;
+                if (k.touched)
+                    k.touched = false;
+                else
+                    spill(k);
+            }
+        };
+        auto spillMore = [&](auto overTarget) {
+            for (KeySlot &k : m_slots) {
+                if (!overTarget())
+                    break;
+                if (k.used && !k.spilled)
+                    spill(k);
+            }
+        };
+        if (m_spill.maybeSpill(inMemory, spillCold, spillMore))
+            batch->commit();
     }
 
     std::uint32_t newSlot(std::string_view key)
@@ -450,7 +433,7 @@ private:
         s.spilled = false;
         s.touched = true;
         s.sessions.clear();
-        m_index.emplace(s.key, index);
+        m_index.tryEmplace(s.key, index);
         return index;
     }
 
@@ -486,7 +469,7 @@ private:
             }
         }
         if (k.sessions.empty()) {
-            m_index.erase(k.key);
+            m_index.erase(m_index.find(k.key));
             k.used = false;
             ++k.gen;
             k.key.clear();
@@ -523,7 +506,8 @@ private:
 
     std::vector<KeySlot> m_slots;
     std::vector<std::uint32_t> m_free;
-    std::unordered_map<std::string, std::uint32_t, BytesHash, std::equal_to<>> m_index;
+    using Index = keys::KeyTable<std::uint32_t>; ///< encoded key -> index into m_slots
+    Index m_index{1024};
     std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> m_timers;
     std::int64_t m_sessionCount = 0;
     std::vector<std::uint32_t> m_merging;
@@ -532,7 +516,6 @@ private:
     std::vector<std::uint32_t> m_order;
     std::vector<std::string_view> m_sortKeys;
     std::int64_t m_spilledSessions = 0;
-    std::uint32_t m_opsSinceCheck = 0;
     std::string m_value;
     std::vector<char> m_accScratch;
 };

@@ -2,6 +2,7 @@
 // What the two window operators share: params, key encoding, aggregates, building the result
 // record, sorting results by key, and the counters behind the node's metrics.
 
+#include "operators/keys/spill_policy.hpp"
 #include "operators/window/aggregates.hpp"
 #include "operators/window/key_codec.hpp"
 #include "operators/window/window_config.hpp"
@@ -25,8 +26,11 @@ public:
 
     std::string stateFingerprint() const override;
 
-    void configureState(state::StateBackendConfig cfg) override { m_state = std::move(cfg); }
-    state::SpillStats spillStats() const override { return m_spillStats; }
+    void configureState(state::StateBackendConfig cfg) override
+    {
+        m_state = std::move(cfg);
+        m_spill.configure(m_state);
+    }
 
 protected:
     /// Builds and emits one result: key fields, window_start, window_end, aggregates, emit.
@@ -147,8 +151,8 @@ protected:
 
     /// settings.state: spill store and budget when "rocksdb" (m_state.store is null otherwise).
     state::StateBackendConfig m_state;
-    state::SpillStats m_spillStats;
-    std::string m_valueBuf; ///< a value read back from the spill store (reused)
+    keys::SpillPolicy m_spill; ///< when to spill, and the counters (SpillStats)
+    std::string m_valueBuf;    ///< a value read back from the spill store (reused)
 
 private:
     std::uint8_t m_stateVersion = 2; ///< of the state being restored

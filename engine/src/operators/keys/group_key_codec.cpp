@@ -1,9 +1,9 @@
-#include "operators/window/key_codec.hpp"
+#include "operators/keys/group_key_codec.hpp"
 
 #include <cmath>
 #include <cstring>
 
-namespace tideline::window {
+namespace tideline::keys {
 
 namespace {
 
@@ -104,38 +104,13 @@ Value getScalar(std::string_view b, std::size_t &pos)
 
 } // namespace
 
-std::uint64_t hashBytes(std::string_view bytes) noexcept
-{
-    constexpr std::uint64_t kMul = 0x9E3779B97F4A7C15ull;
-    std::uint64_t h = 0x243F6A8885A308D3ull ^ (bytes.size() * kMul);
-    const char *p = bytes.data();
-    std::size_t n = bytes.size();
-    while (n >= 8) {
-        std::uint64_t w;
-        std::memcpy(&w, p, 8);
-        h = (h ^ w) * kMul;
-        h ^= h >> 29;
-        p += 8;
-        n -= 8;
-    }
-    if (n > 0) {
-        std::uint64_t w = 0;
-        std::memcpy(&w, p, n);
-        h = (h ^ w ^ (static_cast<std::uint64_t>(n) << 56)) * kMul;
-        h ^= h >> 29;
-    }
-    h *= 0xBF58476D1CE4E5B9ull;
-    h ^= h >> 32;
-    return h;
-}
-
-KeyCodec::KeyCodec(std::vector<std::string> paths)
+GroupKeyCodec::GroupKeyCodec(std::vector<std::string> paths)
     : m_paths(std::move(paths))
     , m_hints(m_paths.size(), -1)
 {
 }
 
-void KeyCodec::encode(const Record &r, std::string &out)
+void GroupKeyCodec::encode(const Record &r, std::string &out)
 {
     out.clear();
     for (std::size_t k = 0; k < m_paths.size(); ++k) {
@@ -171,7 +146,7 @@ void KeyCodec::encode(const Record &r, std::string &out)
     }
 }
 
-void KeyCodec::decode(std::string_view bytes, std::vector<Decoded> &out) const
+void GroupKeyCodec::decode(std::string_view bytes, std::vector<Decoded> &out) const
 {
     out.clear();
     std::size_t pos = 0;
@@ -195,7 +170,7 @@ void KeyCodec::decode(std::string_view bytes, std::vector<Decoded> &out) const
     }
 }
 
-void KeyCodec::writeTo(std::string_view bytes, Record &out) const
+void GroupKeyCodec::writeTo(std::string_view bytes, Record &out) const
 {
     decode(bytes, m_scratch);
     for (std::size_t k = 0; k < m_paths.size(); ++k) {
@@ -217,4 +192,4 @@ void KeyCodec::writeTo(std::string_view bytes, Record &out) const
     }
 }
 
-} // namespace tideline::window
+} // namespace tideline::keys

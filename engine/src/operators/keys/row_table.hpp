@@ -1,0 +1,194 @@
+#pragma once
+// RowTable: the hash table of the aligned window's panes (one per window), the hottest
+// structure of a window at many keys. Insert-only with a reset: a pane's keys all live until
+// the pane is dropped, so there is no erase and rows stay in insertion order (firing sorts
+// them by key; a snapshot writes them in that order, which keeps snapshots canonical for a
+// given input). keys::KeyTable is the toolkit's other table, for state that erases keys one by
+// one (dedup, join, session keys); the two share the hash (hash.hpp) and linear probing in a
+// power-of-two slot array, and differ in what one probe touches (see both layouts).
+//
+// settings.state "rocksdb" uses the header's spare word as the second-chance bit of
+// keys::SpillPolicy (touch / touched / clearTouches) and keepOnly to drop spilled rows.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace tideline::keys {
+
+/// Keys and their fixed-size cells (the aligned window: keys of one window, their accumulators).
+///
+/// Layout for speed: each entry is one row of Cell-sized cells, the first cell holding the
+/// entry's header (hash, key length, and the key itself when it fits in 16 bytes, else its
+/// offset in an arena), the following cells the aggregates. A lookup therefore touches the slot
+/// array and one row: no separate key arena or accumulator array for the usual short keys.
+template<class Cell>
+class RowTable
+{
+public:
+    void reset(std::size_t expected, std::size_t nCells)
+    {
+        m_stride = 1 + nCells;
+        m_size = 0;
+        m_rows.clear();
+        m_keys.clear();
+        // Load factor at most 3/4 (linear probing with a tag per slot stays short at that).
+        std::size_t cap = 16;
+        while (cap * 3 < (expected + 1) * 4)
+            cap <<= 1;
+        if (m_slots.size() != cap)
+            m_slots.assign(cap, 0);
+        else
+            std::fill(m_slots.begin(), m_slots.end(), 0);
+        m_rows.reserve(expected * m_stride);
+    }
+
+    std::uint32_t findOrInsert(std::string_view key, std::uint64_t hash, bool &created)
+    {
+        // The probe key, zero-padded, so that short keys compare as two words.
+        std::uint64_t probe[2] = {0, 0};
+        const bool small = key.size() <= sizeof probe;
+        if (small && !key.empty())
+            std::memcpy(probe, key.data(), key.size());
+        std::size_t mask = m_slots.size() - 1;
+        const std::uint64_t tag = hash >> 32;
+        std::size_t pos = hash & mask;
+        for (;;) {
+            const std::uint64_t s = m_slots[pos];
+            if (s == 0)
+                break;
+            if ((s >> 32) == tag) {
+                const auto idx = static_cast<std::uint32_t>(s) - 1;
+                const Header h = header(idx);
+                if (h.len == key.size()
+                    && (small ? (h.inl[0] == probe[0] && h.inl[1] == probe[1])
+                              : std::memcmp(m_keys.data() + h.inl[0], key.data(), h.len) == 0)) {
+                    created = false;
+                    return idx;
+                }
+            }
+            pos = (pos + 1) & mask;
+        }
+        if ((m_size + 1) * 4 > m_slots.size() * 3) {
+            grow();
+            mask = m_slots.size() - 1;
+            pos = hash & mask;
+            while (m_slots[pos] != 0)
+                pos = (pos + 1) & mask;
+        }
+        const auto idx = static_cast<std::uint32_t>(m_size);
+        Header h;
+        h.hash = hash;
+        h.pad = 0; // not touched (a pass's keepOnly relies on it: "with their bits cleared")
+        h.len = static_cast<std::uint32_t>(key.size());
+        if (small) {
+            h.inl[0] = probe[0];
+            h.inl[1] = probe[1];
+        } else {
+            h.inl[0] = m_keys.size();
+            h.inl[1] = 0;
+            m_keys.append(key);
+        }
+        m_rows.resize(m_rows.size() + m_stride);
+        std::memcpy(static_cast<void *>(&m_rows[idx * m_stride]), &h, sizeof h);
+        ++m_size;
+        m_slots[pos] = (tag << 32) | (idx + 1);
+        created = true;
+        return idx;
+    }
+
+    std::size_t size() const { return m_size; }
+    std::string_view key(std::uint32_t i) const
+    {
+        // Short keys live in the header cell itself (stable until the table changes); the
+        // cell's bytes are read as chars, which may alias anything.
+        const char *cell = reinterpret_cast<const char *>(&m_rows[i * m_stride]);
+        const Header h = header(i);
+        if (h.len <= 16)
+            return {cell + offsetof(Header, inl), h.len};
+        return {m_keys.data() + h.inl[0], h.len};
+    }
+    Cell *acc(std::uint32_t i) { return m_rows.data() + std::size_t(i) * m_stride + 1; }
+    const Cell *acc(std::uint32_t i) const { return m_rows.data() + std::size_t(i) * m_stride + 1; }
+    std::size_t longKeyBytes() const { return m_keys.size(); }
+
+    // settings.state "rocksdb": a second-chance bit per entry (the header's spare word), set
+    // when a record reaches the entry, cleared by an eviction pass that keeps it.
+    void touch(std::uint32_t i)
+    {
+        const std::uint32_t one = 1;
+        std::memcpy(reinterpret_cast<char *>(&m_rows[i * m_stride]) + offsetof(Header, pad), &one,
+                    sizeof one);
+    }
+    bool touched(std::uint32_t i) const { return header(i).pad != 0; }
+    void clearTouches()
+    {
+        const std::uint32_t zero = 0;
+        for (std::uint32_t i = 0; i < m_size; ++i)
+            std::memcpy(reinterpret_cast<char *>(&m_rows[i * m_stride]) + offsetof(Header, pad),
+                        &zero, sizeof zero);
+    }
+    /// Keeps only the entries listed (in that order), with their bits cleared; memory is
+    /// given back (a fresh, right-sized table).
+    void keepOnly(const std::vector<std::uint32_t> &keep, std::size_t nCells)
+    {
+        RowTable t;
+        t.reset(keep.size(), nCells);
+        for (std::uint32_t i : keep) {
+            bool created = false;
+            const std::uint32_t j = t.findOrInsert(key(i), header(i).hash, created);
+            std::memcpy(static_cast<void *>(t.acc(j)), acc(i), nCells * sizeof(Cell));
+        }
+        *this = std::move(t);
+    }
+    std::size_t bytes() const
+    {
+        return m_slots.capacity() * sizeof(std::uint64_t) + m_rows.capacity() * sizeof(Cell)
+               + m_keys.capacity();
+    }
+
+private:
+    struct Header
+    {
+        std::uint64_t hash;
+        std::uint32_t len;
+        std::uint32_t pad;
+        std::uint64_t inl[2]; ///< the key when len <= 16 (zero-padded), else {arena offset, 0}
+    };
+    static_assert(sizeof(Header) == sizeof(Cell) && std::is_trivially_copyable_v<Cell>,
+                  "a row's first cell holds the header");
+
+    Header header(std::uint32_t i) const
+    {
+        Header h;
+        std::memcpy(&h, &m_rows[i * m_stride], sizeof h);
+        return h;
+    }
+
+    void grow()
+    {
+        m_slots.assign(m_slots.size() * 2, 0);
+        const std::size_t mask = m_slots.size() - 1;
+        for (std::uint32_t i = 0; i < m_size; ++i) {
+            const std::uint64_t hash = header(i).hash;
+            std::size_t pos = hash & mask;
+            while (m_slots[pos] != 0)
+                pos = (pos + 1) & mask;
+            m_slots[pos] = ((hash >> 32) << 32) | (i + 1);
+        }
+    }
+
+    // 0 = empty, else (hash >> 32) << 32 | (entry index + 1): the tag skips most key compares.
+    std::vector<std::uint64_t> m_slots;
+    std::vector<Cell> m_rows; ///< m_stride cells per entry: header, then the aggregates
+    std::string m_keys;       ///< keys longer than 16 bytes
+    std::size_t m_stride = 1;
+    std::size_t m_size = 0;
+};
+
+} // namespace tideline::keys
