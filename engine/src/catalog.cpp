@@ -97,6 +97,7 @@ std::vector<NodeKind> buildKinds()
     {
         NodeKind n;
         n.kind = "source.generator";
+        n.fixedFields = {"event_id", "user_id", "value", "event_time", "partition"};
         n.displayName = "Generator";
         n.category = "Sources";
         n.help = "Synthetic click-like events {event_id, user_id, value, event_time, partition} "
@@ -160,6 +161,7 @@ std::vector<NodeKind> buildKinds()
     {
         NodeKind n;
         n.kind = "source.kafka";
+        n.readsTopic = true;
         n.displayName = "Kafka source";
         n.category = "Sources";
         n.help = "Consumes a Kafka topic; values parsed as JSON, with topic, partition, offset, "
@@ -192,6 +194,8 @@ std::vector<NodeKind> buildKinds()
     {
         NodeKind n;
         n.kind = "watermark";
+        n.assignsEventTime = true;
+        n.schemaPassesThrough = true;
         n.displayName = "Watermark";
         n.category = "Time";
         n.help = "Assigns event time from a field and tracks the watermark W = max event time - "
@@ -224,6 +228,8 @@ std::vector<NodeKind> buildKinds()
     {
         NodeKind n;
         n.kind = "filter";
+        n.forwardsUpdates = true;
+        n.schemaPassesThrough = true;
         n.displayName = "Filter";
         n.category = "Transform";
         n.help = "Keeps records for which the expression is true.";
@@ -236,6 +242,7 @@ std::vector<NodeKind> buildKinds()
     {
         NodeKind n;
         n.kind = "map";
+        n.forwardsUpdates = true;
         n.displayName = "Map";
         n.category = "Transform";
         n.help = "Computes fields (set), then keeps or drops fields.";
@@ -281,6 +288,7 @@ std::vector<NodeKind> buildKinds()
     {
         NodeKind n;
         n.kind = "dedup";
+        n.schemaPassesThrough = true;
         n.stateKeyParam = "key";
         n.displayName = "Dedup";
         n.category = "Windows & joins";
@@ -500,6 +508,7 @@ std::vector<NodeKind> buildKinds()
     {
         NodeKind n;
         n.kind = "sink.upsert";
+        n.writesFolder = true;
         n.displayName = "Upsert table";
         n.category = "Sinks";
         n.help = "Keeps the latest record per key in a RocksDB table; replays never duplicate "

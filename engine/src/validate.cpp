@@ -39,6 +39,50 @@ void NodeValidationContext::warning(const std::string &param, const std::string 
     out.back().severity = Diagnostic::Severity::Warning;
 }
 
+std::vector<int> PitfallContext::appendingSinks(std::string_view port) const
+{
+    std::vector<int> reach;
+    for (int e : outEdges[node]) {
+        const auto &edge = spec.edges[static_cast<std::size_t>(e)];
+        if (edge.from.port != port)
+            continue;
+        const int t = graph.nodeIndex(edge.to.node);
+        const NodeKind *tk = t < 0 ? nullptr : kinds[static_cast<std::size_t>(t)];
+        if (!tk)
+            continue;
+        if (tk->isSink && !tk->acceptsUpdates)
+            reach.push_back(t);
+        else if (tk->forwardsUpdates) {
+            const auto &more = forwardedSinks[static_cast<std::size_t>(t)];
+            reach.insert(reach.end(), more.begin(), more.end());
+        }
+    }
+    std::sort(reach.begin(), reach.end());
+    reach.erase(std::unique(reach.begin(), reach.end()), reach.end());
+    return reach;
+}
+
+std::int64_t
+PitfallContext::intParam(std::size_t nodeIndex, const char *name, std::int64_t fallback) const
+{
+    const Json &p = spec.nodes[nodeIndex].params;
+    if (p.contains(name) && p[name].is_number_integer())
+        return p[name].get<std::int64_t>();
+    return fallback;
+}
+
+void PitfallContext::warning(const std::string &param, const std::string &message) const
+{
+    Diagnostic d;
+    d.severity = Diagnostic::Severity::Warning;
+    d.nodeIndex = static_cast<int>(node);
+    d.nodeId = spec.nodes[node].id;
+    d.path = "nodes[" + std::to_string(node) + "]" + (param.empty() ? "" : ".params." + param);
+    d.param = param;
+    d.message = message;
+    out.push_back(d);
+}
+
 SpecGraph::SpecGraph(const PipelineSpec &spec)
     : inEdges(spec.nodes.size())
     , outEdges(spec.nodes.size())
@@ -738,7 +782,7 @@ std::vector<Diagnostic> validate(const PipelineSpec &spec, const std::string &ba
         const NodeKind *k = kinds[i];
         if (!k)
             continue;
-        if (k->kind == "watermark") {
+        if (k->assignsEventTime) {
             timed[i] = 1;
             continue;
         }
@@ -749,7 +793,7 @@ std::vector<Diagnostic> validate(const PipelineSpec &spec, const std::string &ba
         for (auto &[u, port] : ups) {
             const NodeKind *uk = kinds[static_cast<std::size_t>(u)];
             bool t = timed[static_cast<std::size_t>(u)] && uk
-                     && !(uk->kind == "watermark" && port == "errors");
+                     && !(uk->assignsEventTime && port == "errors");
             all = all && t;
         }
         timed[i] = all;
@@ -762,7 +806,7 @@ std::vector<Diagnostic> validate(const PipelineSpec &spec, const std::string &ba
                      false);
     }
 
-    // --- pitfalls ---
+    // --- pitfalls: each kind's own rules (KindImpl::pitfalls) ---
     // The nearest upstream watermark node and source (first found walking up, depth first in
     // edge order), computed once per node in topological order: a recursive walk per node was
     // exponential on diamonds and overflowed the stack on a 150,000-node chain.
@@ -773,111 +817,42 @@ std::vector<Diagnostic> validate(const PipelineSpec &spec, const std::string &ba
             auto ui = static_cast<std::size_t>(u);
             if (nearestWatermark[i] < 0)
                 nearestWatermark[i]
-                    = kinds[ui] && kinds[ui]->kind == "watermark" ? u : nearestWatermark[ui];
+                    = kinds[ui] && kinds[ui]->assignsEventTime ? u : nearestWatermark[ui];
             if (nearestSource[i] < 0)
                 nearestSource[i] = kinds[ui] && kinds[ui]->isSource ? u : nearestSource[ui];
         }
     }
-    auto upstreamWatermark = [&](std::size_t i) {
-        return nearestWatermark[i];
-    };
-    auto upstreamSource = [&](std::size_t i) {
-        return nearestSource[i];
-    };
-    // Appending sinks (that cannot take updates) reached from each node through filter/map
-    // only, computed once in reverse topological order (a walk per window was quadratic).
-    std::vector<std::vector<int>> appendingSinks(n);
+    // Appending sinks (that cannot take updates) reached from each node that forwards updates,
+    // computed once in reverse topological order (a walk per window was quadratic).
+    std::vector<std::vector<int>> forwardedSinks(n);
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
         auto v = static_cast<std::size_t>(*it);
-        if (!kinds[v]
-            || (kinds[v]->kind != "filter" && kinds[v]->kind != "map"
-                && kinds[v]->kind != "window"))
+        if (!kinds[v] || !kinds[v]->forwardsUpdates)
             continue;
         std::vector<int> reach;
         for (int e : outEdges[v]) {
             const auto &edge = spec.edges[static_cast<std::size_t>(e)];
-            if (kinds[v]->kind == "window" && edge.from.port != "out")
-                continue;
             auto t = static_cast<std::size_t>(graph.nodeIndex(edge.to.node));
             const NodeKind *tk = kinds[t];
             if (!tk)
                 continue;
             if (tk->isSink && !tk->acceptsUpdates)
                 reach.push_back(static_cast<int>(t));
-            else if (tk->kind == "filter" || tk->kind == "map")
-                reach.insert(reach.end(), appendingSinks[t].begin(), appendingSinks[t].end());
+            else if (tk->forwardsUpdates)
+                reach.insert(reach.end(), forwardedSinks[t].begin(), forwardedSinks[t].end());
         }
         std::sort(reach.begin(), reach.end());
         reach.erase(std::unique(reach.begin(), reach.end()), reach.end());
-        appendingSinks[v] = std::move(reach);
+        forwardedSinks[v] = std::move(reach);
     }
-    auto intParam = [&](std::size_t i, const char *name, long long dflt) -> long long {
-        const Json &p = spec.nodes[i].params;
-        if (p.contains(name) && p[name].is_number_integer())
-            return p[name].get<long long>();
-        return dflt;
-    };
     for (std::size_t i = 0; i < n; ++i) {
-        const NodeKind *k = kinds[i];
-        if (!k)
+        if (!kinds[i])
             continue;
-        const Json &p = spec.nodes[i].params;
-        // Any node's params, checked or not: read only what has the right type.
-        const bool session = p.contains("type") && p["type"].is_string() && p["type"] == "session";
-        if (k->kind == "window" && session && p.contains("gap_ms")) {
-            int w = upstreamWatermark(i);
-            if (w >= 0) {
-                long long d = intParam(static_cast<std::size_t>(w), "max_out_of_orderness_ms", 0);
-                long long gap = intParam(i, "gap_ms", 0);
-                if (gap <= d)
-                    nodeDiag(i, "params.gap_ms",
-                             "session gap (" + std::to_string(gap)
-                                 + " ms) is not larger than the upstream out-of-orderness of `"
-                                 + spec.nodes[static_cast<std::size_t>(w)].id + "` ("
-                                 + std::to_string(d)
-                                 + " ms): sessions will be split or merged by arrival order; raise "
-                                   "gap_ms or lower max_out_of_orderness_ms",
-                             true);
-            }
-        }
-        if (k->kind == "window" && intParam(i, "allowed_lateness_ms", 0) > 0) {
-            for (int t : appendingSinks[i])
-                nodeDiag(i, "params.allowed_lateness_ms",
-                         "allowed lateness re-emits windows as \"emit\": \"update\", but `"
-                             + spec.nodes[static_cast<std::size_t>(t)].id + "` ("
-                             + kinds[static_cast<std::size_t>(t)]->kind
-                             + ") appends: each update becomes an extra row; use "
-                               "sink.upsert keyed by the window's key and window_start, or "
-                               "set allowed_lateness_ms to 0",
-                         true);
-        }
-        if (k->kind == "watermark" && intParam(i, "max_lead_ms", 0) == 0) {
-            int s = upstreamSource(i);
-            if (s >= 0 && kinds[static_cast<std::size_t>(s)]->kind == "source.kafka")
-                nodeDiag(i, "params.max_lead_ms",
-                         "`" + spec.nodes[static_cast<std::size_t>(s)].id
-                             + "` is a Kafka topic but max_lead_ms is 0: one record with a "
-                               "timestamp far in the future (a producer's broken clock) moves "
-                               "the watermark there and every later record is late; set "
-                               "max_lead_ms (e.g. 86400000, one day ahead of processing time) "
-                               "to send such records to `errors`",
-                         true);
-        }
-        if (k->kind == "watermark" && intParam(i, "idle_timeout_ms", 0) == 0) {
-            int s = upstreamSource(i);
-            if (s >= 0) {
-                auto si = static_cast<std::size_t>(s);
-                bool partitioned
-                    = kinds[si]->kind == "source.kafka" || intParam(si, "partitions", 1) > 1;
-                if (partitioned)
-                    nodeDiag(i, "params.idle_timeout_ms",
-                             "`" + spec.nodes[si].id
-                                 + "` is partitioned but idle_timeout_ms is 0: one silent "
-                                   "partition holds the watermark back and windows never fire; set "
-                                   "idle_timeout_ms (e.g. 10000)",
-                             true);
-            }
-        }
+        const KindImpl *impl = findKindImpl(kinds[i]->kind);
+        if (!impl || !impl->pitfalls)
+            continue;
+        impl->pitfalls(PitfallContext{spec, graph, kinds, i, nearestWatermark, nearestSource,
+                                      forwardedSinks, outEdges, out});
     }
 
     // A sink over its own input, two sinks on one file, checkpoints over a node's file.

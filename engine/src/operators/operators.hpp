@@ -6,18 +6,59 @@
 #include <tideline/engine/operator.hpp>
 #include <tideline/engine/validate.hpp>
 
+#include <cstdint>
 #include <memory>
+#include <string_view>
+#include <vector>
 
 namespace tideline {
 
+/// What a kind's pitfall rules see of the checked graph. validate() calls them once per node
+/// of the kind, after the params, edges and event-time rules, on an acyclic graph only. A
+/// pitfall is a warning: the pipeline runs, but likely not as its author meant.
+struct PitfallContext
+{
+    const PipelineSpec &spec;
+    const SpecGraph &graph;
+    const std::vector<const NodeKind *> &kinds; ///< per node; null for an unknown kind
+    std::size_t node;
+    const std::vector<int> &nearestWatermark; ///< per node (see upstreamWatermark)
+    const std::vector<int> &nearestSource;
+    /// Per node that forwardsUpdates: the appending sinks it reaches (see appendingSinks).
+    const std::vector<std::vector<int>> &forwardedSinks;
+    const std::vector<std::vector<int>> &outEdges; ///< per node: indices of its valid edges
+    std::vector<Diagnostic> &out;
+
+    /// The nearest upstream node that assignsEventTime (first found walking up, depth first in
+    /// edge order), or -1.
+    int upstreamWatermark() const { return nearestWatermark[node]; }
+    /// The nearest upstream source, found the same way, or -1.
+    int upstreamSource() const { return nearestSource[node]; }
+    /// Sinks that cannot take updates (acceptsUpdates false) reached from output `port`
+    /// directly or through nodes that forwardsUpdates; sorted, each once.
+    std::vector<int> appendingSinks(std::string_view port) const;
+    /// An integer param of any node, or `fallback` when absent or not an integer: pitfalls read
+    /// params whether or not they passed their checks.
+    std::int64_t intParam(std::size_t nodeIndex, const char *name, std::int64_t fallback) const;
+    const std::string &nodeId(std::size_t nodeIndex) const { return spec.nodes[nodeIndex].id; }
+    /// A warning about `param` ("" for the node as a whole) of this node.
+    void warning(const std::string &param, const std::string &message) const;
+};
+
 using OperatorFactory = std::unique_ptr<Operator> (*)(const OperatorContext &);
 using NodeValidator = void (*)(const NodeValidationContext &);
+using PitfallRule = void (*)(const PitfallContext &);
+/// The fields of the output records given the input's, for a kind that reshapes records
+/// predictably (validation's field checks: expr/schema.hpp).
+using FieldsRule = std::vector<std::string> (*)(const Json &params, std::vector<std::string> in);
 
 struct KindImpl
 {
     const char *kind;
     OperatorFactory make;
-    NodeValidator validate; ///< may be null
+    NodeValidator validate;         ///< may be null
+    PitfallRule pitfalls = nullptr; ///< may be null
+    FieldsRule fields = nullptr;    ///< may be null: unknown unless schemaPassesThrough
 };
 
 /// The implementation of a kind, or nullptr when the kind has none in this build.
@@ -28,8 +69,10 @@ std::unique_ptr<Operator> makeGeneratorSource(const OperatorContext &);
 std::unique_ptr<Operator> makeFileSource(const OperatorContext &);
 void validateFileSource(const NodeValidationContext &);
 std::unique_ptr<Operator> makeWatermark(const OperatorContext &);
+void watermarkPitfalls(const PitfallContext &);
 std::unique_ptr<Operator> makeWindow(const OperatorContext &);
 void validateWindow(const NodeValidationContext &);
+void windowPitfalls(const PitfallContext &);
 std::unique_ptr<Operator> makeFileSink(const OperatorContext &);
 std::unique_ptr<Operator> makeConsoleSink(const OperatorContext &);
 std::unique_ptr<Operator> makeDiscardSink(const OperatorContext &);
@@ -38,6 +81,7 @@ void validateWatermark(const NodeValidationContext &);
 std::unique_ptr<Operator> makeFilter(const OperatorContext &);
 void validateFilter(const NodeValidationContext &);
 std::unique_ptr<Operator> makeMap(const OperatorContext &);
+std::vector<std::string> mapFields(const Json &params, std::vector<std::string> in);
 void validateMap(const NodeValidationContext &);
 std::unique_ptr<Operator> makeDedup(const OperatorContext &);
 void validateDedup(const NodeValidationContext &);

@@ -282,7 +282,8 @@ void validateFileSource(const NodeValidationContext &ctx)
         if (to < 0)
             continue;
         const NodeSpec &next = ctx.spec.nodes[static_cast<std::size_t>(to)];
-        if (next.kind == "watermark" && next.params.contains("time_field")
+        const NodeKind *nextKind = findNodeKind(next.kind);
+        if (nextKind && nextKind->assignsEventTime && next.params.contains("time_field")
             && next.params["time_field"].is_string()) {
             suggestion = next.params["time_field"].get<std::string>();
             break;

@@ -1,0 +1,149 @@
+// Node kinds defined in one place: the traits the engine asks instead of testing kind names,
+// and the pitfall rules each kind brings (run by validate() through KindImpl::pitfalls).
+
+#include "test_support.hpp"
+
+#include <tideline/engine/catalog.hpp>
+#include <tideline/engine/spec.hpp>
+
+#include <QtTest>
+
+#include <algorithm>
+#include <set>
+
+using namespace tideline;
+
+namespace {
+
+std::string withNodes(const std::string &nodes, const std::string &edges)
+{
+    return R"({"format":"tideline/1","name":"t","nodes":[)" + nodes + R"(],"edges":[)" + edges
+           + "]}";
+}
+
+/// The kinds that have `trait`, by name.
+template<typename Trait>
+std::set<std::string> kindsWith(Trait trait)
+{
+    std::set<std::string> out;
+    for (const auto &k : nodeKinds())
+        if (trait(k))
+            out.insert(k.kind);
+    return out;
+}
+
+std::vector<Diagnostic> warningsAt(const std::vector<Diagnostic> &ds, const std::string &path)
+{
+    std::vector<Diagnostic> out;
+    std::copy_if(ds.begin(), ds.end(), std::back_inserter(out),
+                 [&](const Diagnostic &d) { return d.path == path && !d.isError(); });
+    return out;
+}
+
+} // namespace
+
+class TestNodeKinds : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void traitsNameTheKindsTheyDescribe()
+    {
+        using S = std::set<std::string>;
+        QCOMPARE(kindsWith([](const NodeKind &k) { return k.assignsEventTime; }), S{"watermark"});
+        QCOMPARE(kindsWith([](const NodeKind &k) { return k.forwardsUpdates; }),
+                 (S{"filter", "map"}));
+        QCOMPARE(kindsWith([](const NodeKind &k) { return k.schemaPassesThrough; }),
+                 (S{"dedup", "filter", "watermark"}));
+        QCOMPARE(kindsWith([](const NodeKind &k) { return !k.fixedFields.empty(); }),
+                 S{"source.generator"});
+        QCOMPARE(kindsWith([](const NodeKind &k) { return k.writesFolder; }), S{"sink.upsert"});
+        QCOMPARE(kindsWith([](const NodeKind &k) { return k.readsTopic; }), S{"source.kafka"});
+        QCOMPARE(
+            findNodeKind("source.generator")->fixedFields,
+            (std::vector<std::string>{"event_id", "user_id", "value", "event_time", "partition"}));
+        // Traits only mean something where the kind's role allows them.
+        for (const auto &k : nodeKinds()) {
+            QVERIFY2(!k.writesFolder || k.isSink, k.kind.c_str());
+            QVERIFY2((k.readsTopic || !k.fixedFields.empty()) <= k.isSource, k.kind.c_str());
+            QVERIFY2(!(k.assignsEventTime && k.needsEventTime), k.kind.c_str());
+        }
+    }
+
+    void lateUpdatesReachAnAppendingSinkThroughFilterAndMap()
+    {
+        // window.out -> filter -> map -> sink.file: the updates pass both and are appended.
+        // window.late -> sink.console: late records are not updates, no warning for it.
+        auto r = loadSpec(withNodes(
+            R"({"id":"s","kind":"source.generator"},
+               {"id":"wm","kind":"watermark","params":{"time_field":"event_time","max_out_of_orderness_ms":0}},
+               {"id":"w","kind":"window","params":{"type":"tumbling","size_ms":1000,"aggregates":[{"op":"count"}],"allowed_lateness_ms":500}},
+               {"id":"f","kind":"filter","params":{"expr":"count > 0"}},
+               {"id":"m","kind":"map","params":{"set":{"n":"count"}}},
+               {"id":"o","kind":"sink.file","params":{"path":"o.jsonl"}},
+               {"id":"l","kind":"sink.console"},
+               {"id":"u","kind":"sink.upsert","params":{"path":"t.db","key":["window_start"]}})",
+            R"({"from":"s.out","to":"wm.in"},{"from":"wm.out","to":"w.in"},{"from":"w.out","to":"f.in"},
+               {"from":"f.out","to":"m.in"},{"from":"m.out","to":"o.in"},{"from":"w.late","to":"l.in"},
+               {"from":"w.out","to":"u.in"})"));
+        QVERIFY2(r.ok(), testing::diagnosticsText(r.diagnostics).c_str());
+        auto w = warningsAt(r.diagnostics, "nodes[2].params.allowed_lateness_ms");
+        QCOMPARE(w.size(), std::size_t(1));
+        QCOMPARE(w[0].message,
+                 std::string("allowed lateness re-emits windows as \"emit\": \"update\", but `o` "
+                             "(sink.file) appends: each update becomes an extra row; use "
+                             "sink.upsert keyed by the window's key and window_start, or set "
+                             "allowed_lateness_ms to 0"));
+        QCOMPARE(w[0].param, std::string("allowed_lateness_ms"));
+        QCOMPARE(w[0].nodeId, std::string("w"));
+    }
+
+    void aKafkaTopicWithoutMaxLeadOrIdleTimeoutIsAPitfall()
+    {
+        auto r = loadSpec(withNodes(
+            R"({"id":"k","kind":"source.kafka","params":{"bootstrap_servers":"localhost:9092","topic":"t"}},
+               {"id":"wm","kind":"watermark","params":{"time_field":"ts","max_out_of_orderness_ms":0}},
+               {"id":"o","kind":"sink.console"})",
+            R"({"from":"k.out","to":"wm.in"},{"from":"wm.out","to":"o.in"})"));
+        auto lead = warningsAt(r.diagnostics, "nodes[1].params.max_lead_ms");
+        QCOMPARE(lead.size(), std::size_t(1));
+        QVERIFY(lead[0].message.starts_with("`k` is a Kafka topic but max_lead_ms is 0"));
+        auto idle = warningsAt(r.diagnostics, "nodes[1].params.idle_timeout_ms");
+        QCOMPARE(idle.size(), std::size_t(1));
+        QVERIFY(idle[0].message.starts_with("`k` is partitioned but idle_timeout_ms is 0"));
+
+        // A one-partition generator (its default) is neither.
+        auto g = loadSpec(withNodes(
+            R"({"id":"s","kind":"source.generator"},
+               {"id":"wm","kind":"watermark","params":{"time_field":"event_time","max_out_of_orderness_ms":0}},
+               {"id":"o","kind":"sink.console"})",
+            R"({"from":"s.out","to":"wm.in"},{"from":"wm.out","to":"o.in"})"));
+        QVERIFY(warningsAt(g.diagnostics, "nodes[1].params.max_lead_ms").empty());
+        QVERIFY(warningsAt(g.diagnostics, "nodes[1].params.idle_timeout_ms").empty());
+    }
+
+    void fieldsAreKnownThroughPassThroughKindsAndMap()
+    {
+        // generator (fixed fields) -> watermark -> map (drops value) -> filter on `value`:
+        // the map's fields rule knows `value` is gone.
+        auto r = loadSpec(withNodes(
+            R"({"id":"s","kind":"source.generator"},
+               {"id":"wm","kind":"watermark","params":{"time_field":"event_time","max_out_of_orderness_ms":0}},
+               {"id":"m","kind":"map","params":{"set":{"v2":"value * 2"},"drop":["value"]}},
+               {"id":"f","kind":"filter","params":{"expr":"value > 1 and v2 > 1"}},
+               {"id":"o","kind":"sink.console"})",
+            R"({"from":"s.out","to":"wm.in"},{"from":"wm.out","to":"m.in"},{"from":"m.out","to":"f.in"},{"from":"f.out","to":"o.in"})"));
+        const auto txt = testing::diagnosticsText(r.diagnostics);
+        bool value = false, v2 = false;
+        for (const auto &d : r.diagnostics) {
+            if (d.nodeIndex != 3)
+                continue;
+            value = value || d.message.find("'value'") != std::string::npos;
+            v2 = v2 || d.message.find("'v2'") != std::string::npos;
+        }
+        QVERIFY2(value, txt.c_str());
+        QVERIFY2(!v2, txt.c_str());
+    }
+};
+
+QTEST_APPLESS_MAIN(TestNodeKinds)
+#include "test_node_kinds.moc"
