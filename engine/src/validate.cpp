@@ -2,6 +2,7 @@
 // rules (ports, single inputs, DAG, event time), and pitfall warnings.
 
 #include "operators/operators.hpp"
+#include "operators/params.hpp"
 #include "path_conflicts.hpp"
 #include "runtime/references.hpp"
 
@@ -62,13 +63,9 @@ std::vector<int> PitfallContext::appendingSinks(std::string_view port) const
     return reach;
 }
 
-std::int64_t
-PitfallContext::intParam(std::size_t nodeIndex, const char *name, std::int64_t fallback) const
+NodeParams PitfallContext::params(std::size_t nodeIndex) const
 {
-    const Json &p = spec.nodes[nodeIndex].params;
-    if (p.contains(name) && p[name].is_number_integer())
-        return p[name].get<std::int64_t>();
-    return fallback;
+    return NodeParams(*kinds[nodeIndex], spec.nodes[nodeIndex].params);
 }
 
 void PitfallContext::warning(const std::string &param, const std::string &message) const

@@ -1,6 +1,7 @@
 // Node kinds defined in one place: the traits the engine asks instead of testing kind names,
 // and the pitfall rules each kind brings (run by validate() through KindImpl::pitfalls).
 
+#include "operators/params.hpp"
 #include "test_support.hpp"
 
 #include <tideline/engine/catalog.hpp>
@@ -10,6 +11,7 @@
 
 #include <algorithm>
 #include <set>
+#include <stdexcept>
 
 using namespace tideline;
 
@@ -39,6 +41,9 @@ std::vector<Diagnostic> warningsAt(const std::vector<Diagnostic> &ds, const std:
                  [&](const Diagnostic &d) { return d.path == path && !d.isError(); });
     return out;
 }
+
+const Json kNoParams = Json::object();
+const Json kNotAnObject = Json::array();
 
 } // namespace
 
@@ -142,6 +147,93 @@ private Q_SLOTS:
         }
         QVERIFY2(value, txt.c_str());
         QVERIFY2(!v2, txt.c_str());
+    }
+
+    void paramsReadTheCatalogsDefaults()
+    {
+        // Every param with a default reads as it when absent: the operators' old fallbacks.
+        for (const auto &k : nodeKinds()) {
+            const NodeParams p(k, kNoParams);
+            for (const auto &d : k.params) {
+                if (d.defaultValue.is_null())
+                    continue;
+                const std::string where = k.kind + "." + d.name;
+                switch (d.type) {
+                case ParamType::Int:
+                    QVERIFY2(p.integer(d.name) == d.defaultValue.get<std::int64_t>(),
+                             where.c_str());
+                    break;
+                case ParamType::Number:
+                    QVERIFY2(p.number(d.name) == d.defaultValue.get<double>(), where.c_str());
+                    break;
+                case ParamType::Bool:
+                    QVERIFY2(p.boolean(d.name) == d.defaultValue.get<bool>(), where.c_str());
+                    break;
+                case ParamType::String:
+                case ParamType::Enum:
+                    QVERIFY2(p.string(d.name) == d.defaultValue.get<std::string>(), where.c_str());
+                    break;
+                default:
+                    QVERIFY2(p.json(d.name) == d.defaultValue, where.c_str());
+                }
+            }
+        }
+        const NodeKind &gen = *findNodeKind("source.generator");
+        const Json given = Json::parse(R"({"count": 5, "disorder": {"late_by_ms": 7}})");
+        const NodeParams g(gen, given);
+        QCOMPARE(g.integer("count"), std::int64_t(5));
+        QCOMPARE(g.integer("keys"), std::int64_t(100));
+        QCOMPARE(g.number("rate_per_s"), 1000.0);
+        QCOMPARE(g.integer("start_time"), std::int64_t(1700000000000LL));
+        QCOMPARE(g.object("disorder").integer("late_by_ms"), std::int64_t(7));
+        QCOMPARE(g.object("disorder").integer("idle_partitions"), std::int64_t(0));
+        QCOMPARE(g.object("pace").number("records_per_s"), 0.0); // absent object: its defaults
+        QCOMPARE(NodeParams(*findNodeKind("join"), kNoParams).string("type"), std::string("inner"));
+        QCOMPARE(NodeParams(*findNodeKind("source.kafka"), kNoParams).string("group_id"),
+                 std::string("tideline"));
+        QVERIFY(NodeParams(*findNodeKind("source.kafka"), kNoParams).boolean("partition_tasks"));
+        QCOMPARE(NodeParams(*findNodeKind("watermark"), kNoParams).string("time_format"),
+                 std::string("epoch_ms"));
+        // Required without a default: zero values.
+        QCOMPARE(NodeParams(*findNodeKind("join"), kNoParams).integer("lower_ms"), std::int64_t(0));
+        QVERIFY(NodeParams(*findNodeKind("dedup"), kNoParams).fieldList("key").empty());
+    }
+
+    void paramsOfTheWrongTypeReadAsTheDefault()
+    {
+        const NodeKind &gen = *findNodeKind("source.generator");
+        const Json given = Json::parse(R"({"count": "many", "keys": 2.5, "seed": null})");
+        const NodeParams g(gen, given);
+        QCOMPARE(g.integer("count"), std::int64_t(1000));
+        QCOMPARE(g.integer("keys"), std::int64_t(100)); // a fraction is no integer
+        QCOMPARE(g.integer("seed"), std::int64_t(1));
+        QVERIFY(!g.has("seed"));
+        QVERIFY(g.has("count"));
+        // Params that are not an object at all read as all defaults.
+        QCOMPARE(NodeParams(gen, kNotAnObject).integer("count"), std::int64_t(1000));
+    }
+
+    void fieldListsAreCanonicalAndAcceptOneString()
+    {
+        const NodeKind &dedup = *findNodeKind("dedup");
+        const Json many = Json::parse(R"({"key": ["`user`.id", 3, "b"]})");
+        const Json one = Json::parse(R"({"key": "`a`"})");
+        QCOMPARE(NodeParams(dedup, many).fieldList("key"),
+                 (std::vector<std::string>{"user.id", "b"}));
+        QCOMPARE(NodeParams(dedup, one).fieldList("key"), (std::vector<std::string>{"a"}));
+        // The window's default key is the empty list: one global group.
+        QVERIFY(NodeParams(*findNodeKind("window"), kNoParams).fieldList("key").empty());
+    }
+
+    void anUndeclaredParamIsAProgrammingError()
+    {
+        const Json given = Json::parse(R"({"within": 5})");
+        const NodeParams p(*findNodeKind("dedup"), given);
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, p.integer("within"));
+        QVERIFY_THROWS_EXCEPTION(std::logic_error,
+                                 NodeParams(*findNodeKind("source.generator"), kNoParams)
+                                     .object("pace")
+                                     .integer("nope"));
     }
 };
 

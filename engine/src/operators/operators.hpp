@@ -3,6 +3,8 @@
 // file under operators/ (or connectors/) and defines a make<Kind>() and, where the kind has
 // rules beyond its param descriptors, a validate<Kind>(). registry.cpp maps kinds to them.
 
+#include "operators/params.hpp"
+
 #include <tideline/engine/operator.hpp>
 #include <tideline/engine/validate.hpp>
 
@@ -37,9 +39,9 @@ struct PitfallContext
     /// Sinks that cannot take updates (acceptsUpdates false) reached from output `port`
     /// directly or through nodes that forwardsUpdates; sorted, each once.
     std::vector<int> appendingSinks(std::string_view port) const;
-    /// An integer param of any node, or `fallback` when absent or not an integer: pitfalls read
-    /// params whether or not they passed their checks.
-    std::int64_t intParam(std::size_t nodeIndex, const char *name, std::int64_t fallback) const;
+    /// The params of a node of known kind, read with its defaults: pitfalls read params
+    /// whether or not they passed their checks (a value of the wrong type reads as the default).
+    NodeParams params(std::size_t nodeIndex) const;
     const std::string &nodeId(std::size_t nodeIndex) const { return spec.nodes[nodeIndex].id; }
     /// A warning about `param` ("" for the node as a whole) of this node.
     void warning(const std::string &param, const std::string &message) const;

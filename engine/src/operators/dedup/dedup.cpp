@@ -10,6 +10,7 @@
 #include "operators/keys/key_table.hpp"
 #include "operators/keys/params.hpp"
 #include "operators/operators.hpp"
+#include "operators/params.hpp"
 
 #include <algorithm>
 #include <functional>
@@ -153,8 +154,9 @@ private:
 
 std::unique_ptr<Operator> makeDedup(const OperatorContext &ctx)
 {
-    auto key = keys::stringListParam(ctx.spec.params, "key");
-    std::int64_t within = keys::intParam(ctx.spec.params, "within_ms", 0);
+    const NodeParams p(ctx);
+    auto key = p.fieldList("key");
+    const std::int64_t within = p.integer("within_ms");
     if (key.empty())
         throw ConfigError("params.key: list at least one field");
     if (within <= 0)

@@ -13,7 +13,8 @@ void watermarkPitfalls(const PitfallContext &ctx)
         return;
     const auto si = static_cast<std::size_t>(s);
     const NodeKind &source = *ctx.kinds[si];
-    if (ctx.intParam(ctx.node, "max_lead_ms", 0) == 0 && source.readsTopic)
+    const NodeParams p = ctx.params(ctx.node);
+    if (p.integer("max_lead_ms") == 0 && source.readsTopic)
         ctx.warning("max_lead_ms",
                     "`" + ctx.nodeId(si)
                         + "` is a Kafka topic but max_lead_ms is 0: one record with a "
@@ -21,8 +22,12 @@ void watermarkPitfalls(const PitfallContext &ctx)
                           "the watermark there and every later record is late; set "
                           "max_lead_ms (e.g. 86400000, one day ahead of processing time) "
                           "to send such records to `errors`");
-    if (ctx.intParam(ctx.node, "idle_timeout_ms", 0) == 0) {
-        const bool partitioned = source.readsTopic || ctx.intParam(si, "partitions", 1) > 1;
+    if (p.integer("idle_timeout_ms") == 0) {
+        // A source that declares `partitions` (the generator) is partitioned when it has more
+        // than one.
+        const bool partitioned
+            = source.readsTopic
+              || (source.param("partitions") && ctx.params(si).integer("partitions") > 1);
         if (partitioned)
             ctx.warning("idle_timeout_ms",
                         "`" + ctx.nodeId(si)

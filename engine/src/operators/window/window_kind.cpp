@@ -15,8 +15,8 @@ void windowPitfalls(const PitfallContext &ctx)
         const int w = ctx.upstreamWatermark();
         if (w >= 0) {
             const auto wi = static_cast<std::size_t>(w);
-            const std::int64_t d = ctx.intParam(wi, "max_out_of_orderness_ms", 0);
-            const std::int64_t gap = ctx.intParam(ctx.node, "gap_ms", 0);
+            const std::int64_t d = ctx.params(wi).integer("max_out_of_orderness_ms");
+            const std::int64_t gap = ctx.params(ctx.node).integer("gap_ms");
             if (gap <= d)
                 ctx.warning("gap_ms",
                             "session gap (" + std::to_string(gap)
@@ -28,7 +28,7 @@ void windowPitfalls(const PitfallContext &ctx)
     }
     // Late records re-emit fired windows on `out` as updates, which an appending sink (reached
     // directly or through filter/map) writes as extra rows.
-    if (ctx.intParam(ctx.node, "allowed_lateness_ms", 0) > 0) {
+    if (ctx.params(ctx.node).integer("allowed_lateness_ms") > 0) {
         for (int t : ctx.appendingSinks("out"))
             ctx.warning("allowed_lateness_ms",
                         "allowed lateness re-emits windows as \"emit\": \"update\", but `"
