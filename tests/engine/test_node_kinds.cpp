@@ -1,6 +1,7 @@
 // Node kinds defined in one place: the traits the engine asks instead of testing kind names,
 // and the pitfall rules each kind brings (run by validate() through KindImpl::pitfalls).
 
+#include "operators/kind_def.hpp"
 #include "operators/params.hpp"
 #include "test_support.hpp"
 
@@ -51,6 +52,25 @@ class TestNodeKinds : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
+    void theListIsTheCatalog()
+    {
+        // nodeKinds() is the list of kind definitions, in its order, each with a factory.
+        const auto &defs = kindDefs();
+        QCOMPARE(defs.size(), nodeKinds().size());
+        std::set<std::string> names;
+        for (std::size_t i = 0; i < defs.size(); ++i) {
+            const std::string &name = defs[i].desc.kind;
+            QCOMPARE(nodeKinds()[i].kind, name);
+            QVERIFY2(names.insert(name).second, name.c_str());
+            QVERIFY2(findNodeKind(name) == &nodeKinds()[i], name.c_str());
+            QVERIFY2(findKindImpl(name) == &defs[i].impl, name.c_str());
+            QVERIFY2(defs[i].impl.make, name.c_str());
+        }
+        QVERIFY(!findKindImpl("sink.nowhere"));
+        QCOMPARE(nodeKinds().front().kind, std::string("source.generator"));
+        QCOMPARE(nodeKinds().back().kind, std::string("sink.kafka"));
+    }
+
     void traitsNameTheKindsTheyDescribe()
     {
         using S = std::set<std::string>;

@@ -1,7 +1,7 @@
 #pragma once
-// Factories and semantic validators of every node kind. Each kind's operator lives in its own
-// file under operators/ (or connectors/) and defines a make<Kind>() and, where the kind has
-// rules beyond its param descriptors, a validate<Kind>(). registry.cpp maps kinds to them.
+// What a node kind does (KindImpl: factory, validator, pitfall rules, field rule) and the
+// factories and validators of the kinds whose operator file defines them apart from the kind's
+// own file (<kind>_kind.cpp next to it, which pairs them with the catalog entry: kind_def.hpp).
 
 #include "operators/params.hpp"
 
@@ -54,27 +54,25 @@ using PitfallRule = void (*)(const PitfallContext &);
 /// predictably (validation's field checks: expr/schema.hpp).
 using FieldsRule = std::vector<std::string> (*)(const Json &params, std::vector<std::string> in);
 
+/// What a kind does, beside its catalog entry (operators/kind_def.hpp).
 struct KindImpl
 {
-    const char *kind;
-    OperatorFactory make;
-    NodeValidator validate;         ///< may be null
-    PitfallRule pitfalls = nullptr; ///< may be null
-    FieldsRule fields = nullptr;    ///< may be null: unknown unless schemaPassesThrough
+    OperatorFactory make = nullptr;   ///< null: listed, but not available in this build
+    NodeValidator validate = nullptr; ///< rules beyond the param descriptors; may be null
+    PitfallRule pitfalls = nullptr;   ///< may be null
+    FieldsRule fields = nullptr;      ///< may be null: unknown unless schemaPassesThrough
 };
 
 /// The implementation of a kind, or nullptr when the kind has none in this build.
 const KindImpl *findKindImpl(std::string_view kind);
 
-// --- one pair per kind (defined next to each operator) ---
+// --- defined in each operator's file, named in its <kind>_kind.cpp ---
 std::unique_ptr<Operator> makeGeneratorSource(const OperatorContext &);
 std::unique_ptr<Operator> makeFileSource(const OperatorContext &);
 void validateFileSource(const NodeValidationContext &);
 std::unique_ptr<Operator> makeWatermark(const OperatorContext &);
-void watermarkPitfalls(const PitfallContext &);
 std::unique_ptr<Operator> makeWindow(const OperatorContext &);
 void validateWindow(const NodeValidationContext &);
-void windowPitfalls(const PitfallContext &);
 std::unique_ptr<Operator> makeFileSink(const OperatorContext &);
 std::unique_ptr<Operator> makeConsoleSink(const OperatorContext &);
 std::unique_ptr<Operator> makeDiscardSink(const OperatorContext &);
@@ -83,7 +81,6 @@ void validateWatermark(const NodeValidationContext &);
 std::unique_ptr<Operator> makeFilter(const OperatorContext &);
 void validateFilter(const NodeValidationContext &);
 std::unique_ptr<Operator> makeMap(const OperatorContext &);
-std::vector<std::string> mapFields(const Json &params, std::vector<std::string> in);
 void validateMap(const NodeValidationContext &);
 std::unique_ptr<Operator> makeDedup(const OperatorContext &);
 void validateDedup(const NodeValidationContext &);

@@ -90,27 +90,6 @@ std::vector<std::string> canonicalPaths(std::vector<std::string> paths)
 
 } // namespace
 
-// `set` adds the fields it computes, then `keep` keeps only those named, then `drop` removes.
-std::vector<std::string> mapFields(const Json &params, std::vector<std::string> f)
-{
-    if (auto it = params.find("set"); it != params.end() && it->is_object())
-        for (auto s = it->begin(); s != it->end(); ++s)
-            if (!expr::fieldKnown(f, s.key()))
-                f.push_back(s.key());
-    if (auto it = params.find("keep"); it != params.end() && it->is_array() && !it->empty()) {
-        std::vector<std::string> kept;
-        for (const auto &k : *it)
-            if (k.is_string() && expr::fieldKnown(f, k.get<std::string>()))
-                kept.push_back(k.get<std::string>());
-        f = kept;
-    }
-    if (auto it = params.find("drop"); it != params.end() && it->is_array())
-        for (const auto &d : *it)
-            if (d.is_string())
-                std::erase(f, d.get<std::string>());
-    return f;
-}
-
 std::unique_ptr<Operator> makeMap(const OperatorContext &ctx)
 {
     std::vector<Assignment> set;

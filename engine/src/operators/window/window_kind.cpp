@@ -1,10 +1,14 @@
-// The window kind: its pitfall rules (what is valid but likely not meant).
+// The window kind: its catalog entry (ports, params, traits), its implementation, and its
+// pitfall rules (what is valid but likely not meant). The operator: window_base.cpp.
 
-#include "operators/operators.hpp"
+#include "operators/kind_def.hpp"
+#include "operators/params.hpp"
 
 #include <tideline/engine/catalog.hpp>
 
 namespace tideline {
+
+namespace {
 
 void windowPitfalls(const PitfallContext &ctx)
 {
@@ -38,6 +42,46 @@ void windowPitfalls(const PitfallContext &ctx)
                               "sink.upsert keyed by the window's key and window_start, or "
                               "set allowed_lateness_ms to 0");
     }
+}
+
+} // namespace
+
+using namespace describe;
+
+KindDef windowKind()
+{
+    KindDef kind;
+    NodeKind &n = kind.desc;
+    n.kind = "window";
+    n.stateKeyParam = "key";
+    n.displayName = "Window";
+    n.category = "Windows & joins";
+    n.help = "Groups records by key and event-time window and aggregates them; a window fires "
+             "when the watermark passes its end.";
+    n.needsEventTime = true;
+    n.inputs = {data("in")};
+    n.outputs = {data("out"), late()};
+    n.params
+        = {req(choices(p("type", ParamType::Enum, "tumbling, sliding or session."),
+                       {"tumbling", "sliding", "session"})),
+           range(p("size_ms", ParamType::Int, "Window length (tumbling, sliding)."), 1),
+           range(p("slide_ms", ParamType::Int, "Distance between window starts (sliding)."), 1),
+           range(p("gap_ms", ParamType::Int, "Inactivity that closes a session (session)."), 1),
+           def(p("key", ParamType::StringList, "Fields to group by (none = one global group)."),
+               Json::array()),
+           req(fields(p("aggregates", ParamType::ObjectList, "What to compute per window."),
+                      {req(choices(p("op", ParamType::Enum, "Aggregate function."),
+                                   {"count", "sum", "min", "max", "avg"})),
+                       p("field", ParamType::String,
+                         "Input field (count without a field counts records)."),
+                       p("as", ParamType::String, "Output field name (default: op_field).")})),
+           range(def(p("allowed_lateness_ms", ParamType::Int,
+                       "Keep fired windows this long and re-emit them as updates when late "
+                       "records arrive."),
+                     0),
+                 0)};
+    kind.impl = {&makeWindow, &validateWindow, &windowPitfalls, nullptr};
+    return kind;
 }
 
 } // namespace tideline
