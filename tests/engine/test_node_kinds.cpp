@@ -2,6 +2,7 @@
 // and the pitfall rules each kind brings (run by validate() through KindImpl::pitfalls).
 
 #include "operators/kind_def.hpp"
+#include "operators/nexmark/nexmark_generator.hpp"
 #include "operators/params.hpp"
 #include "test_support.hpp"
 
@@ -52,6 +53,36 @@ class TestNodeKinds : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
+    void nexmarkDefaultsAreFlinksInTheCatalogAndTheGenerator()
+    {
+        // The generator's own initialisers (used by the benchmarks) and the catalog's defaults
+        // (what a pipeline gets) are the same numbers.
+        const nexmark::GeneratorConfig flink;
+        const auto c = nexmark::GeneratorConfig::fromParams(kNoParams);
+        QCOMPARE(c.count, flink.count);
+        QCOMPARE(c.ratePerS, flink.ratePerS);
+        QCOMPARE(c.generators, flink.generators);
+        QCOMPARE(c.baseTime, flink.baseTime);
+        QCOMPARE(c.seed, flink.seed);
+        QCOMPARE(c.totalProportion(), flink.totalProportion());
+        QCOMPARE(c.bidProportion, flink.bidProportion);
+        QCOMPARE(c.hotAuctionRatio, flink.hotAuctionRatio);
+        QCOMPARE(c.hotBiddersRatio, flink.hotBiddersRatio);
+        QCOMPARE(c.hotSellersRatio, flink.hotSellersRatio);
+        QCOMPARE(c.numInFlightAuctions, flink.numInFlightAuctions);
+        QCOMPARE(c.numActivePeople, flink.numActivePeople);
+        QCOMPARE(c.avgPersonBytes, flink.avgPersonBytes);
+        QCOMPARE(c.avgAuctionBytes, flink.avgAuctionBytes);
+        QCOMPARE(c.avgBidBytes, flink.avgBidBytes);
+        QCOMPARE(c.outOfOrderGroupSize, flink.outOfOrderGroupSize);
+        QCOMPARE(c.flinkBidderDoubleOffset, flink.flinkBidderDoubleOffset);
+        const Json given = Json::parse(
+            R"({"bid_proportion": 40, "compat": {"flink_bidder_double_offset": true}})");
+        const auto g = nexmark::GeneratorConfig::fromParams(given);
+        QCOMPARE(g.bidProportion, 40);
+        QVERIFY(g.flinkBidderDoubleOffset);
+    }
+
     void theListIsTheCatalog()
     {
         // nodeKinds() is the list of kind definitions, in its order, each with a factory.
