@@ -112,9 +112,9 @@ private:
                 c.node = static_cast<int>(i);
                 c.param = d.name;
                 c.written = it->get<std::string>();
-                c.access = !kind->isSink                 ? Access::Read
-                           : kind->kind == "sink.upsert" ? Access::WriteFolder
-                                                         : Access::WriteFile;
+                c.access = !kind->isSink        ? Access::Read
+                           : kind->writesFolder ? Access::WriteFolder
+                                                : Access::WriteFile;
                 std::string value = c.written;
                 if (m_options.resolveReferences) {
                     OperatorContext ctx{node, *kind, m_options.baseDir, SystemClock::instance()};

@@ -1,42 +1,61 @@
-// Validation: params against the catalog's descriptors, the graph against the contract's
-// rules (ports, single inputs, DAG, event time), and pitfall warnings.
+// Validation of the graph against the contract's rules (ids, kinds, ports, single inputs, DAG,
+// event time), running each kind's own checks: params against its descriptors
+// (validate_params.cpp), its validator and its pitfall rules (<kind>_kind.cpp); settings in
+// validate_params.cpp too.
 
 #include "operators/operators.hpp"
+#include "operators/params.hpp"
 #include "path_conflicts.hpp"
-#include "runtime/references.hpp"
+#include "validate_params.hpp"
 
 #include <tideline/engine/catalog.hpp>
 #include <tideline/engine/validate.hpp>
 
 #include <algorithm>
-#include <cctype>
-#include <climits>
-#include <functional>
-#include <limits>
 #include <map>
 #include <regex>
 #include <set>
 
 namespace tideline {
 
-void NodeValidationContext::error(const std::string &param,
-                                  const std::string &message,
-                                  int column) const
+std::vector<int> PitfallContext::appendingSinks(std::string_view port) const
 {
-    Diagnostic d;
-    d.nodeIndex = nodeIndex;
-    d.nodeId = spec.nodes[static_cast<std::size_t>(nodeIndex)].id;
-    d.path = "nodes[" + std::to_string(nodeIndex) + "]" + (param.empty() ? "" : ".params." + param);
-    d.param = param;
-    d.message = message;
-    d.column = column;
-    out.push_back(d);
+    std::vector<int> reach;
+    for (int e : outEdges[node]) {
+        const auto &edge = spec.edges[static_cast<std::size_t>(e)];
+        if (edge.from.port != port)
+            continue;
+        const int t = graph.nodeIndex(edge.to.node);
+        const NodeKind *tk = t < 0 ? nullptr : kinds[static_cast<std::size_t>(t)];
+        if (!tk)
+            continue;
+        if (tk->isSink && !tk->acceptsUpdates)
+            reach.push_back(t);
+        else if (tk->forwardsUpdates) {
+            const auto &more = forwardedSinks[static_cast<std::size_t>(t)];
+            reach.insert(reach.end(), more.begin(), more.end());
+        }
+    }
+    std::sort(reach.begin(), reach.end());
+    reach.erase(std::unique(reach.begin(), reach.end()), reach.end());
+    return reach;
 }
 
-void NodeValidationContext::warning(const std::string &param, const std::string &message) const
+NodeParams PitfallContext::params(std::size_t nodeIndex) const
 {
-    error(param, message);
-    out.back().severity = Diagnostic::Severity::Warning;
+    return NodeParams(*kinds[nodeIndex], spec.nodes[nodeIndex].params);
+}
+
+void PitfallContext::warning(const std::string &param, const std::string &message) const
+{
+    Diagnostic d;
+    d.severity = Diagnostic::Severity::Warning;
+    d.nodeIndex = static_cast<int>(node);
+    d.nodeId = spec.nodes[node].id;
+    d.path = "nodes[" + std::to_string(node) + "]" + (param.empty() ? "" : ".params." + param);
+    d.param = param;
+    d.message = message;
+    out.push_back(d);
 }
 
 SpecGraph::SpecGraph(const PipelineSpec &spec)
@@ -62,291 +81,11 @@ int SpecGraph::nodeIndex(std::string_view id) const
 }
 
 namespace {
-
-bool isReference(const std::string &s)
-{
-    return s.rfind("${env:", 0) == 0 || s.rfind("${file:", 0) == 0;
-}
-
-// Where ${env:…}/${file:…} references are resolved (ParamDesc::references): named in the
-// message for a reference written anywhere else.
-const std::string &referenceParams()
-{
-    static const std::string names = [] {
-        std::vector<std::string> seen;
-        for (const auto &k : nodeKinds())
-            for (const auto &d : k.params)
-                if ((d.references || d.secret)
-                    && std::find(seen.begin(), seen.end(), d.name) == seen.end())
-                    seen.push_back(d.name);
-        std::string s;
-        for (const auto &n : seen)
-            s += (s.empty() ? "`" : ", `") + n + "`";
-        return s;
-    }();
-    return names;
-}
-
-std::string referenceOutsideConnectionSettings()
-{
-    return "a `${env:…}`/`${file:…}` reference here is resolved when the pipeline runs, so the "
-           "variable's value or the file's contents become part of this param (an expression's "
-           "text, and then the records it writes). References are meant for connection "
-           "settings, secrets and paths ("
-           + referenceParams()
-           + "); write the value itself unless that is what you want, and run a pipeline from "
-             "someone else only after reading its references";
-}
-
-struct ParamChecker
-{
-    const NodeValidationContext &ctx;
-
-    /// A string that holds a reference outside connection settings, secrets and paths. The
-    /// contract lets any string param hold one (shared/pipeline-format.md), so this is a
-    /// pitfall warning, not an error: it is how a pipeline file reads a file into its output.
-    void checkNoReference(const ParamDesc &d, const Json &v, const std::string &path) const
-    {
-        if (d.references || d.secret || !v.is_string())
-            return;
-        if (refs::containsReference(v.get<std::string>()))
-            ctx.warning(path, referenceOutsideConnectionSettings());
-    }
-
-    void check(const ParamDesc &d, const Json &v, const std::string &path) const
-    {
-        auto fail = [&](const std::string &msg) {
-            ctx.error(path, msg);
-        };
-        auto typeFail = [&]() {
-            std::string t = paramTypeName(d.type);
-            bool vowel = !t.empty() && std::string("aeiou").find(t[0]) != std::string::npos;
-            fail(std::string("must be ")
-                 + (t.rfind("array", 0) == 0 || t.rfind("object", 0) == 0 ? "an "
-                    : vowel                                               ? "an "
-                                                                          : "a ")
-                 + t + ", found " + v.dump());
-        };
-        switch (d.type) {
-        case ParamType::Int:
-            if (v.is_number_unsigned()
-                && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)) {
-                // Read as a signed 64-bit integer by the run (it would wrap to a negative).
-                fail("must be at most " + std::to_string(INT64_MAX) + ", found " + v.dump());
-                return;
-            }
-            if (!v.is_number_integer()) {
-                if (v.is_number_float()
-                    && v.get<double>()
-                           == static_cast<double>(static_cast<long long>(v.get<double>())))
-                    fail("must be an integer without a fraction, found " + v.dump());
-                else
-                    typeFail();
-                return;
-            }
-            checkRange(d, v.get<double>(), path);
-            return;
-        case ParamType::Number:
-            if (!v.is_number())
-                return typeFail();
-            checkRange(d, v.get<double>(), path);
-            return;
-        case ParamType::Bool:
-            if (!v.is_boolean())
-                typeFail();
-            return;
-        case ParamType::String:
-        case ParamType::Path:
-        case ParamType::Expr:
-            if (!v.is_string())
-                return typeFail();
-            if (d.required && v.get<std::string>().empty())
-                fail("must not be empty");
-            checkNoReference(d, v, path);
-            if (d.secret && !isReference(v.get<std::string>()))
-                fail("secrets must be given as ${env:NAME} or ${file:/path}, never literally");
-            return;
-        case ParamType::Enum: {
-            if (!v.is_string())
-                return typeFail();
-            auto s = v.get<std::string>();
-            if (std::find(d.choices.begin(), d.choices.end(), s) == d.choices.end()) {
-                std::string msg = "`" + s + "` is not one of ";
-                for (std::size_t i = 0; i < d.choices.size(); ++i)
-                    msg += (i ? ", " : "") + d.choices[i];
-                auto guess = closestMatch(s, d.choices);
-                if (!guess.empty())
-                    msg += ": did you mean `" + guess + "`?";
-                fail(msg);
-            }
-            return;
-        }
-        case ParamType::StringList:
-            if (v.is_string()) { // shorthand for a one-element list
-                if (v.get<std::string>().empty())
-                    fail("must be a non-empty string (a field path) or a list of them");
-                checkNoReference(d, v, path);
-                return;
-            }
-            if (!v.is_array())
-                return typeFail();
-            for (std::size_t i = 0; i < v.size(); ++i) {
-                const std::string sub = path + "[" + std::to_string(i) + "]";
-                if (!v[i].is_string() || v[i].get<std::string>().empty())
-                    ctx.error(sub,
-                              "must be a non-empty string (a field path), found " + v[i].dump());
-                else
-                    checkNoReference(d, v[i], sub);
-            }
-            return;
-        case ParamType::ExprMap:
-        case ParamType::StringMap:
-            if (!v.is_object())
-                return typeFail();
-            for (auto it = v.begin(); it != v.end(); ++it) {
-                if (!it.value().is_string())
-                    ctx.error(path + "." + it.key(),
-                              "must be a string, found " + it.value().dump());
-                else
-                    checkNoReference(d, it.value(), path + "." + it.key());
-            }
-            return;
-        case ParamType::Object:
-            if (!v.is_object())
-                return typeFail();
-            checkFields(d.fields, v, path);
-            return;
-        case ParamType::ObjectList:
-            if (!v.is_array())
-                return typeFail();
-            if (d.required && v.empty())
-                fail("must list at least one entry");
-            for (std::size_t i = 0; i < v.size(); ++i) {
-                std::string sub = path + "[" + std::to_string(i) + "]";
-                if (!v[i].is_object())
-                    ctx.error(sub, "must be an object, found " + v[i].dump());
-                else
-                    checkFields(d.fields, v[i], sub);
-            }
-            return;
-        }
-    }
-
-    void checkRange(const ParamDesc &d, double x, const std::string &path) const
-    {
-        auto num = [](double y) {
-            Json j = y;
-            if (y == static_cast<double>(static_cast<long long>(y)))
-                j = static_cast<long long>(y);
-            return j.dump();
-        };
-        if (d.min && x < *d.min)
-            ctx.error(path,
-                      (*d.min == 0                                 ? "must be >= 0"
-                       : (*d.min == 1 && d.type == ParamType::Int) ? "must be > 0"
-                                                                   : "must be >= " + num(*d.min))
-                          + ", found " + num(x));
-        else if (d.max && x > *d.max)
-            ctx.error(path, "must be <= " + num(*d.max) + ", found " + num(x));
-    }
-
-    void
-    checkFields(const std::vector<ParamDesc> &descs, const Json &obj, const std::string &path) const
-    {
-        std::vector<std::string> names;
-        for (const auto &f : descs)
-            names.push_back(f.name);
-        for (auto it = obj.begin(); it != obj.end(); ++it) {
-            auto f = std::find_if(descs.begin(), descs.end(),
-                                  [&](const ParamDesc &x) { return x.name == it.key(); });
-            std::string sub = path.empty() ? it.key() : path + "." + it.key();
-            if (f == descs.end()) {
-                std::string guess = closestMatch(it.key(), names);
-                std::string msg = "unknown param `" + it.key() + "`";
-                if (!guess.empty())
-                    msg += ": did you mean `" + guess + "`?";
-                else {
-                    msg += " (valid: ";
-                    for (std::size_t i = 0; i < names.size(); ++i)
-                        msg += (i ? ", " : "") + names[i];
-                    msg += ")";
-                }
-                ctx.error(sub, msg);
-                continue;
-            }
-            check(*f, it.value(), sub);
-        }
-        for (const auto &f : descs)
-            if (f.required && !obj.contains(f.name))
-                ctx.error(path.empty() ? f.name : path + "." + f.name, missingText(f));
-    }
-
-    /// "missing required param `time_field`: set it to a string (field holding the event
-    /// time)": the param by name, what to set, and its help as the hint.
-    static std::string missingText(const ParamDesc &f)
-    {
-        std::string fix;
-        switch (f.type) {
-        case ParamType::Enum:
-            fix = "set it to one of ";
-            for (std::size_t i = 0; i < f.choices.size(); ++i)
-                fix += (i ? ", " : "") + f.choices[i];
-            break;
-        case ParamType::Int:
-            fix = "set it to an integer";
-            break;
-        case ParamType::Number:
-            fix = "set it to a number";
-            break;
-        case ParamType::Bool:
-            fix = "set it to true or false";
-            break;
-        case ParamType::Path:
-            fix = "set it to a file path";
-            break;
-        case ParamType::Expr:
-            fix = "set it to an expression";
-            break;
-        case ParamType::StringList:
-            fix = "set it to a list of field paths, e.g. [\"user_id\"]";
-            break;
-        case ParamType::ObjectList:
-            fix = "add at least one entry";
-            break;
-        case ParamType::Object:
-        case ParamType::ExprMap:
-        case ParamType::StringMap:
-            fix = "set it to an object";
-            break;
-        case ParamType::String:
-            fix = "set it to a string";
-            break;
-        }
-        std::string hint = f.help;
-        while (!hint.empty() && (hint.back() == '.' || hint.back() == ' '))
-            hint.pop_back();
-        if (!hint.empty() && hint.size() > 1 && std::isupper(static_cast<unsigned char>(hint[0]))
-            && !std::isupper(static_cast<unsigned char>(hint[1])))
-            hint[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(hint[0])));
-        return "missing required param `" + f.name + "`: " + fix
-               + (hint.empty() ? "" : " (" + hint + ")");
-    }
-};
-
 const std::regex &idPattern()
 {
     static const std::regex re("^[A-Za-z_][A-Za-z0-9_-]*$");
     return re;
 }
-
-struct Graph
-{
-    const PipelineSpec &spec;
-    std::vector<const NodeKind *> kinds;
-    // adjacency over valid edges: node -> list of (edge index)
-    std::vector<std::vector<int>> out, in;
-    std::vector<bool> edgeValid;
-};
 
 } // namespace
 
@@ -418,72 +157,7 @@ std::vector<Diagnostic> validate(const PipelineSpec &spec, const std::string &ba
         out.push_back(d);
     };
 
-    // --- settings ---
-    {
-        const Json &s = spec.settings;
-        static const std::vector<std::string> keys{"checkpoint", "delivery", "state",
-                                                   "state_memory_mb"};
-        for (auto it = s.begin(); it != s.end(); ++it) {
-            if (std::find(keys.begin(), keys.end(), it.key()) == keys.end()) {
-                auto guess = closestMatch(it.key(), keys);
-                fileErr("settings." + it.key(),
-                        "unknown setting `" + it.key() + "`"
-                            + (guess.empty() ? "" : ": did you mean `" + guess + "`?"));
-            }
-        }
-        if (s.contains("delivery")
-            && !(s["delivery"] == "at_least_once" || s["delivery"] == "exactly_once"))
-            fileErr("settings.delivery", "must be \"at_least_once\" or \"exactly_once\"");
-        if (s.contains("state") && !(s["state"] == "memory" || s["state"] == "rocksdb"))
-            fileErr("settings.state", "must be \"memory\" or \"rocksdb\"");
-        // The budget becomes a byte count (size_t): beyond the range it would wrap to nothing.
-        constexpr double kMinStateMb = 0.001, kMaxStateMb = 1048576; // 1 KiB .. 1 TiB
-        if (s.contains("state_memory_mb")
-            && (!s["state_memory_mb"].is_number() || !(s["state_memory_mb"].get<double>() > 0)
-                || s["state_memory_mb"].get<double>() < kMinStateMb
-                || s["state_memory_mb"].get<double>() > kMaxStateMb))
-            fileErr("settings.state_memory_mb",
-                    "must be a number of megabytes from 0.001 to 1048576 (1 TiB), found "
-                        + s["state_memory_mb"].dump()
-                        + " (keyed state each stateful node keeps in memory when settings.state "
-                          "is \"rocksdb\"; default 256)");
-        if (s.contains("checkpoint")) {
-            const Json &c = s["checkpoint"];
-            if (!c.is_object())
-                fileErr("settings.checkpoint", "must be an object {interval_ms, dir, keep}");
-            else {
-                static const std::vector<std::string> ck{"interval_ms", "dir", "keep"};
-                for (auto it = c.begin(); it != c.end(); ++it)
-                    if (std::find(ck.begin(), ck.end(), it.key()) == ck.end()) {
-                        auto guess = closestMatch(it.key(), ck);
-                        fileErr("settings.checkpoint." + it.key(),
-                                "unknown key `" + it.key() + "`"
-                                    + (guess.empty() ? "" : ": did you mean `" + guess + "`?"));
-                    }
-                // Upper bounds keep the run's arithmetic in range (a timer at now + interval,
-                // keep read as an int).
-                constexpr long long kMaxIntervalMs = 31'536'000'000; // a year
-                constexpr long long kMaxKeep = 10000;
-                if (!c.contains("interval_ms") || !c["interval_ms"].is_number_integer()
-                    || c["interval_ms"].get<double>() <= 0
-                    || c["interval_ms"].get<double>() > static_cast<double>(kMaxIntervalMs))
-                    fileErr("settings.checkpoint.interval_ms",
-                            "must be an integer from 1 to 31536000000 (milliseconds between "
-                            "checkpoints; at most a year)");
-                if (!c.contains("dir") || !c["dir"].is_string()
-                    || c["dir"].get<std::string>().empty())
-                    fileErr("settings.checkpoint.dir", "must be a folder path for checkpoints");
-                else if (refs::containsReference(c["dir"].get<std::string>()))
-                    fileErr("settings.checkpoint.dir",
-                            "`${env:…}`/`${file:…}` references are not resolved in settings; "
-                            "write the folder, or give it with --checkpoint-dir");
-                if (c.contains("keep")
-                    && (!c["keep"].is_number_integer() || c["keep"].get<double>() < 1
-                        || c["keep"].get<double>() > static_cast<double>(kMaxKeep)))
-                    fileErr("settings.checkpoint.keep", "must be an integer from 1 to 10000");
-            }
-        }
-    }
+    checkSettings(spec.settings, out);
 
     // --- nodes: ids, kinds, params ---
     std::map<std::string, int> firstIndex;
@@ -525,7 +199,7 @@ std::vector<Diagnostic> validate(const PipelineSpec &spec, const std::string &ba
         if (!findKindImpl(kind->kind))
             nodeErr("kind", "`" + kind->kind + "` is not available in this build");
         const std::size_t firstOwn = out.size();
-        ParamChecker{ctx}.checkFields(kind->params, node.params, "");
+        checkParams(ctx, kind->params, node.params);
         // Per-kind semantics see only the params that have the right shape (the others are
         // reported above), so every problem shows at once: a missing `aggregates` does not
         // hide that a tumbling window also lacks `size_ms`.
@@ -738,7 +412,7 @@ std::vector<Diagnostic> validate(const PipelineSpec &spec, const std::string &ba
         const NodeKind *k = kinds[i];
         if (!k)
             continue;
-        if (k->kind == "watermark") {
+        if (k->assignsEventTime) {
             timed[i] = 1;
             continue;
         }
@@ -749,7 +423,7 @@ std::vector<Diagnostic> validate(const PipelineSpec &spec, const std::string &ba
         for (auto &[u, port] : ups) {
             const NodeKind *uk = kinds[static_cast<std::size_t>(u)];
             bool t = timed[static_cast<std::size_t>(u)] && uk
-                     && !(uk->kind == "watermark" && port == "errors");
+                     && !(uk->assignsEventTime && port == "errors");
             all = all && t;
         }
         timed[i] = all;
@@ -762,7 +436,7 @@ std::vector<Diagnostic> validate(const PipelineSpec &spec, const std::string &ba
                      false);
     }
 
-    // --- pitfalls ---
+    // --- pitfalls: each kind's own rules (KindImpl::pitfalls) ---
     // The nearest upstream watermark node and source (first found walking up, depth first in
     // edge order), computed once per node in topological order: a recursive walk per node was
     // exponential on diamonds and overflowed the stack on a 150,000-node chain.
@@ -773,111 +447,42 @@ std::vector<Diagnostic> validate(const PipelineSpec &spec, const std::string &ba
             auto ui = static_cast<std::size_t>(u);
             if (nearestWatermark[i] < 0)
                 nearestWatermark[i]
-                    = kinds[ui] && kinds[ui]->kind == "watermark" ? u : nearestWatermark[ui];
+                    = kinds[ui] && kinds[ui]->assignsEventTime ? u : nearestWatermark[ui];
             if (nearestSource[i] < 0)
                 nearestSource[i] = kinds[ui] && kinds[ui]->isSource ? u : nearestSource[ui];
         }
     }
-    auto upstreamWatermark = [&](std::size_t i) {
-        return nearestWatermark[i];
-    };
-    auto upstreamSource = [&](std::size_t i) {
-        return nearestSource[i];
-    };
-    // Appending sinks (that cannot take updates) reached from each node through filter/map
-    // only, computed once in reverse topological order (a walk per window was quadratic).
-    std::vector<std::vector<int>> appendingSinks(n);
+    // Appending sinks (that cannot take updates) reached from each node that forwards updates,
+    // computed once in reverse topological order (a walk per window was quadratic).
+    std::vector<std::vector<int>> forwardedSinks(n);
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
         auto v = static_cast<std::size_t>(*it);
-        if (!kinds[v]
-            || (kinds[v]->kind != "filter" && kinds[v]->kind != "map"
-                && kinds[v]->kind != "window"))
+        if (!kinds[v] || !kinds[v]->forwardsUpdates)
             continue;
         std::vector<int> reach;
         for (int e : outEdges[v]) {
             const auto &edge = spec.edges[static_cast<std::size_t>(e)];
-            if (kinds[v]->kind == "window" && edge.from.port != "out")
-                continue;
             auto t = static_cast<std::size_t>(graph.nodeIndex(edge.to.node));
             const NodeKind *tk = kinds[t];
             if (!tk)
                 continue;
             if (tk->isSink && !tk->acceptsUpdates)
                 reach.push_back(static_cast<int>(t));
-            else if (tk->kind == "filter" || tk->kind == "map")
-                reach.insert(reach.end(), appendingSinks[t].begin(), appendingSinks[t].end());
+            else if (tk->forwardsUpdates)
+                reach.insert(reach.end(), forwardedSinks[t].begin(), forwardedSinks[t].end());
         }
         std::sort(reach.begin(), reach.end());
         reach.erase(std::unique(reach.begin(), reach.end()), reach.end());
-        appendingSinks[v] = std::move(reach);
+        forwardedSinks[v] = std::move(reach);
     }
-    auto intParam = [&](std::size_t i, const char *name, long long dflt) -> long long {
-        const Json &p = spec.nodes[i].params;
-        if (p.contains(name) && p[name].is_number_integer())
-            return p[name].get<long long>();
-        return dflt;
-    };
     for (std::size_t i = 0; i < n; ++i) {
-        const NodeKind *k = kinds[i];
-        if (!k)
+        if (!kinds[i])
             continue;
-        const Json &p = spec.nodes[i].params;
-        // Any node's params, checked or not: read only what has the right type.
-        const bool session = p.contains("type") && p["type"].is_string() && p["type"] == "session";
-        if (k->kind == "window" && session && p.contains("gap_ms")) {
-            int w = upstreamWatermark(i);
-            if (w >= 0) {
-                long long d = intParam(static_cast<std::size_t>(w), "max_out_of_orderness_ms", 0);
-                long long gap = intParam(i, "gap_ms", 0);
-                if (gap <= d)
-                    nodeDiag(i, "params.gap_ms",
-                             "session gap (" + std::to_string(gap)
-                                 + " ms) is not larger than the upstream out-of-orderness of `"
-                                 + spec.nodes[static_cast<std::size_t>(w)].id + "` ("
-                                 + std::to_string(d)
-                                 + " ms): sessions will be split or merged by arrival order; raise "
-                                   "gap_ms or lower max_out_of_orderness_ms",
-                             true);
-            }
-        }
-        if (k->kind == "window" && intParam(i, "allowed_lateness_ms", 0) > 0) {
-            for (int t : appendingSinks[i])
-                nodeDiag(i, "params.allowed_lateness_ms",
-                         "allowed lateness re-emits windows as \"emit\": \"update\", but `"
-                             + spec.nodes[static_cast<std::size_t>(t)].id + "` ("
-                             + kinds[static_cast<std::size_t>(t)]->kind
-                             + ") appends: each update becomes an extra row; use "
-                               "sink.upsert keyed by the window's key and window_start, or "
-                               "set allowed_lateness_ms to 0",
-                         true);
-        }
-        if (k->kind == "watermark" && intParam(i, "max_lead_ms", 0) == 0) {
-            int s = upstreamSource(i);
-            if (s >= 0 && kinds[static_cast<std::size_t>(s)]->kind == "source.kafka")
-                nodeDiag(i, "params.max_lead_ms",
-                         "`" + spec.nodes[static_cast<std::size_t>(s)].id
-                             + "` is a Kafka topic but max_lead_ms is 0: one record with a "
-                               "timestamp far in the future (a producer's broken clock) moves "
-                               "the watermark there and every later record is late; set "
-                               "max_lead_ms (e.g. 86400000, one day ahead of processing time) "
-                               "to send such records to `errors`",
-                         true);
-        }
-        if (k->kind == "watermark" && intParam(i, "idle_timeout_ms", 0) == 0) {
-            int s = upstreamSource(i);
-            if (s >= 0) {
-                auto si = static_cast<std::size_t>(s);
-                bool partitioned
-                    = kinds[si]->kind == "source.kafka" || intParam(si, "partitions", 1) > 1;
-                if (partitioned)
-                    nodeDiag(i, "params.idle_timeout_ms",
-                             "`" + spec.nodes[si].id
-                                 + "` is partitioned but idle_timeout_ms is 0: one silent "
-                                   "partition holds the watermark back and windows never fire; set "
-                                   "idle_timeout_ms (e.g. 10000)",
-                             true);
-            }
-        }
+        const KindImpl *impl = findKindImpl(kinds[i]->kind);
+        if (!impl || !impl->pitfalls)
+            continue;
+        impl->pitfalls(PitfallContext{spec, graph, kinds, i, nearestWatermark, nearestSource,
+                                      forwardedSinks, outEdges, out});
     }
 
     // A sink over its own input, two sinks on one file, checkpoints over a node's file.

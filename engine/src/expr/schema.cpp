@@ -1,5 +1,7 @@
 #include "expr/schema.hpp"
 
+#include "operators/operators.hpp"
+
 #include <tideline/engine/catalog.hpp>
 #include <tideline/engine/validate.hpp>
 
@@ -28,35 +30,22 @@ fieldsOut(const PipelineSpec &spec, const SpecGraph &graph, int nodeIndex, int d
     if (depth > 64 || nodeIndex < 0)
         return std::nullopt;
     const NodeSpec &n = spec.nodes[static_cast<std::size_t>(nodeIndex)];
-    if (n.kind == "source.generator")
-        return std::vector<std::string>{"event_id", "user_id", "value", "event_time", "partition"};
+    const NodeKind *kind = findNodeKind(n.kind);
+    if (!kind)
+        return std::nullopt;
+    if (!kind->fixedFields.empty())
+        return kind->fixedFields;
     auto upstream = [&]() -> std::optional<std::vector<std::string>> {
         return fieldsOut(spec, graph, feeder(spec, graph, nodeIndex, "in"), depth + 1);
     };
-    if (n.kind == "watermark" || n.kind == "filter" || n.kind == "dedup")
+    if (kind->schemaPassesThrough)
         return upstream();
-    if (n.kind == "map") {
+    // A kind that reshapes records predictably says how (KindImpl::fields: map).
+    if (const KindImpl *impl = findKindImpl(n.kind); impl && impl->fields) {
         auto in = upstream();
         if (!in || !n.params.is_object())
             return std::nullopt;
-        std::vector<std::string> f = *in;
-        if (auto it = n.params.find("set"); it != n.params.end() && it->is_object())
-            for (auto s = it->begin(); s != it->end(); ++s)
-                if (!fieldKnown(f, s.key()))
-                    f.push_back(s.key());
-        if (auto it = n.params.find("keep");
-            it != n.params.end() && it->is_array() && !it->empty()) {
-            std::vector<std::string> kept;
-            for (const auto &k : *it)
-                if (k.is_string() && fieldKnown(f, k.get<std::string>()))
-                    kept.push_back(k.get<std::string>());
-            f = kept;
-        }
-        if (auto it = n.params.find("drop"); it != n.params.end() && it->is_array())
-            for (const auto &d : *it)
-                if (d.is_string())
-                    std::erase(f, d.get<std::string>());
-        return f;
+        return impl->fields(n.params, std::move(*in));
     }
     return std::nullopt;
 }

@@ -2,8 +2,9 @@
 // The catalog of node kinds: ports and parameter descriptors, published by the engine.
 //
 // One source of truth: validation checks params against these descriptors, the designer
-// generates its inspector forms from them, and the format reference documents them. Adding a
-// kind means adding a NodeKind here (catalog.cpp) and an operator factory (operators.cpp).
+// generates its inspector forms from them, and the format reference documents them. What the
+// engine needs to know of a kind beyond its ports and params is a trait below, never a test
+// of its name; the kind's code lives next to its operator (ARCHITECTURE.md, "Node kinds").
 
 #include <tideline/engine/spec.hpp>
 
@@ -76,6 +77,24 @@ struct NodeKind
     /// The param naming the fields its state is split by ("key", "by", "left_key"); "" when
     /// it keeps no per-key state. Empty in a node: one state for every record.
     std::string stateKeyParam;
+
+    // --- traits: what the engine asks of a kind, instead of testing its name ---
+    /// The watermark node: it assigns event time (records leaving its data ports carry it,
+    /// those on `errors` do not) and its output watermark is its own, not its inputs'.
+    bool assignsEventTime = false;
+    /// filter, map: every output record comes from one input record and an update stays an
+    /// update, so a sink reached through it receives what the node upstream emits.
+    bool forwardsUpdates = false;
+    /// watermark, filter, dedup: output records have exactly the fields of the input's.
+    bool schemaPassesThrough = false;
+    /// A source whose records always have these top-level fields (the generator); empty when
+    /// they depend on the data.
+    std::vector<std::string> fixedFields;
+    /// sink.upsert: its `path` is a folder it writes, not a file.
+    bool writesFolder = false;
+    /// source.kafka: reads a topic other processes write, so it is partitioned, its event
+    /// times come from the producers' clocks, and unbounded it joins a consumer group.
+    bool readsTopic = false;
 
     const ParamDesc *param(std::string_view name) const;
     const PortDesc *input(std::string_view name) const;

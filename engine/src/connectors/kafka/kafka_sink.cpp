@@ -22,6 +22,7 @@
 #include "connectors/kafka/kafka_config.hpp"
 #include "connectors/kafka/kafka_errors.hpp"
 #include "operators/operators.hpp"
+#include "operators/params.hpp"
 #include "runtime/recoverable.hpp"
 
 #include <tideline/engine/record_json.hpp>
@@ -48,13 +49,13 @@ public:
         : m_ctx(ctx)
         , m_node(ctx.spec.id)
     {
-        const Json &p = ctx.spec.params;
-        m_bootstrap = ctx.resolve(p.value("bootstrap_servers", std::string()));
-        m_topic = ctx.resolve(p.value("topic", std::string()));
-        m_keyField = p.value("key_field", std::string());
-        m_exactlyOnce = p.value("delivery", std::string("at_least_once")) == "exactly_once";
-        m_properties = p.value("properties", Json::object());
-        m_txnId = p.value("transactional_id", std::string());
+        const NodeParams p(ctx);
+        m_bootstrap = ctx.resolve(p.string("bootstrap_servers"));
+        m_topic = ctx.resolve(p.string("topic"));
+        m_keyField = p.string("key_field");
+        m_exactlyOnce = p.string("delivery") == "exactly_once";
+        m_properties = ctx.spec.params.value("properties", Json::object());
+        m_txnId = p.string("transactional_id");
         if (m_exactlyOnce) {
             // Compile builds upstream nodes first, so the source feeding this sink is the
             // newest registered on this thread (validation requires exactly one).

@@ -27,6 +27,7 @@
 #include "connectors/kafka/kafka_config.hpp"
 #include "connectors/kafka/kafka_errors.hpp"
 #include "operators/operators.hpp"
+#include "operators/params.hpp"
 
 #include <tideline/engine/record_json.hpp>
 
@@ -64,18 +65,18 @@ public:
         : m_ctx(ctx)
         , m_node(ctx.spec.id)
     {
-        const Json &p = ctx.spec.params;
-        m_bootstrap = ctx.resolve(p.value("bootstrap_servers", std::string()));
-        m_topic = ctx.resolve(p.value("topic", std::string()));
+        const NodeParams p(ctx);
+        m_bootstrap = ctx.resolve(p.string("bootstrap_servers"));
+        m_topic = ctx.resolve(p.string("topic"));
         m_topicInterned = internPath(m_topic); // process-lifetime bytes for _kafka.topic
-        m_group = ctx.resolve(p.value("group_id", std::string("tideline")));
-        std::string start = p.value("start", std::string("earliest"));
+        m_group = ctx.resolve(p.string("group_id"));
+        std::string start = p.string("start");
         m_start = start == "latest"      ? Start::Latest
                   : start == "committed" ? Start::Committed
                                          : Start::Earliest;
-        m_bounded = p.value("bounded", false);
-        m_tasks = p.value("partition_tasks", true);
-        m_properties = p.value("properties", Json::object());
+        m_bounded = p.boolean("bounded");
+        m_tasks = p.boolean("partition_tasks");
+        m_properties = ctx.spec.params.value("properties", Json::object());
         m_where.reserve(128);
         kafka::registerOffsetSource(this);
     }

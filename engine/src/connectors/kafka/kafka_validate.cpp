@@ -167,7 +167,8 @@ void validateKafkaSink(const NodeValidationContext &ctx)
     int sources = 0;
     std::string sourceServers;
     for (std::size_t i = 0; i < ctx.spec.nodes.size(); ++i) {
-        if (ctx.spec.nodes[i].kind != "source.kafka")
+        const NodeKind *kind = findNodeKind(ctx.spec.nodes[i].kind);
+        if (!kind || !kind->readsTopic)
             continue;
         auto down = downstream(ctx, static_cast<int>(i));
         if (std::find(down.begin(), down.end(), ctx.nodeIndex) == down.end())

@@ -19,6 +19,7 @@
 #include "operators/keys/spill_policy.hpp"
 #include "operators/keys/time_key.hpp"
 #include "operators/operators.hpp"
+#include "operators/params.hpp"
 #include "state/state_backend.hpp"
 
 #include <algorithm>
@@ -370,8 +371,9 @@ private:
 
 std::unique_ptr<Operator> makeDedup(const OperatorContext &ctx)
 {
-    auto key = keys::stringListParam(ctx.spec.params, "key");
-    std::int64_t within = keys::intParam(ctx.spec.params, "within_ms", 0);
+    const NodeParams p(ctx);
+    auto key = p.fieldList("key");
+    const std::int64_t within = p.integer("within_ms");
     if (key.empty())
         throw ConfigError("params.key: list at least one field");
     if (within <= 0)

@@ -3,8 +3,8 @@
 // unchanged, drop it, or send it to `late` with reason "no_match".
 
 #include "operators/enrich/enrich_table.hpp"
-#include "operators/keys/params.hpp"
 #include "operators/operators.hpp"
+#include "operators/params.hpp"
 
 #include <algorithm>
 
@@ -98,19 +98,19 @@ private:
 
 std::unique_ptr<Operator> makeEnrich(const OperatorContext &ctx)
 {
-    const Json &p = ctx.spec.params;
-    std::string table = ctx.path(keys::stringParam(p, "table"));
-    std::string onMiss = keys::stringParam(p, "on_miss", "pass");
-    std::string as = keys::stringParam(p, "as");
+    const NodeParams p(ctx);
+    std::string table = ctx.path(p.string("table"));
+    std::string onMiss = p.string("on_miss");
+    std::string as = p.string("as");
     if (as.empty())
         as = ctx.spec.id;
-    return std::make_unique<EnrichOperator>(
-        ctx.spec.id, table, enrich::tableFormat(keys::stringParam(p, "format"), table),
-        keys::stringParam(p, "key"), keys::stringParam(p, "table_key"),
-        onMiss == "drop"   ? OnMiss::Drop
-        : onMiss == "late" ? OnMiss::Late
-                           : OnMiss::Pass,
-        as);
+    return std::make_unique<EnrichOperator>(ctx.spec.id, table,
+                                            enrich::tableFormat(p.string("format"), table),
+                                            p.string("key"), p.string("table_key"),
+                                            onMiss == "drop"   ? OnMiss::Drop
+                                            : onMiss == "late" ? OnMiss::Late
+                                                               : OnMiss::Pass,
+                                            as);
 }
 
 void validateEnrich(const NodeValidationContext &ctx)

@@ -36,6 +36,7 @@
 #include "operators/keys/key_table.hpp"
 #include "operators/keys/params.hpp"
 #include "operators/operators.hpp"
+#include "operators/params.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -407,12 +408,12 @@ private:
 
 std::unique_ptr<Operator> makeJoin(const OperatorContext &ctx)
 {
-    const Json &p = ctx.spec.params;
-    auto lk = keys::stringListParam(p, "left_key");
-    auto rk = keys::stringListParam(p, "right_key");
-    std::int64_t lower = keys::intParam(p, "lower_ms", 0);
-    std::int64_t upper = keys::intParam(p, "upper_ms", 0);
-    std::string type = keys::stringParam(p, "type", "inner");
+    const NodeParams p(ctx);
+    auto lk = p.fieldList("left_key");
+    auto rk = p.fieldList("right_key");
+    const std::int64_t lower = p.integer("lower_ms");
+    const std::int64_t upper = p.integer("upper_ms");
+    const std::string type = p.string("type");
     if (lk.empty() || lk.size() != rk.size())
         throw ConfigError("params.right_key: must list as many fields as left_key");
     if (lower > upper)
@@ -432,8 +433,8 @@ void validateJoin(const NodeValidationContext &ctx)
     if (rk != p.end() && rk->is_array() && rk->empty())
         ctx.error("right_key", "list at least one field, e.g. [\"ad_id\"]");
     // Sizes as the operator reads them (a string is a one-field list).
-    const auto lks = keys::stringListParam(p, "left_key"),
-               rks = keys::stringListParam(p, "right_key");
+    const NodeParams read(ctx);
+    const auto lks = read.fieldList("left_key"), rks = read.fieldList("right_key");
     if (lk != p.end() && rk != p.end() && !lks.empty() && !rks.empty() && lks.size() != rks.size())
         ctx.error("right_key", "has " + std::to_string(rks.size()) + " field(s) but left_key has "
                                    + std::to_string(lks.size())

@@ -3,8 +3,8 @@
 
 #include "expr/schema.hpp"
 #include "expr/validate_expr.hpp"
-#include "operators/keys/params.hpp"
 #include "operators/operators.hpp"
+#include "operators/params.hpp"
 
 #include <algorithm>
 
@@ -57,7 +57,8 @@ private:
 // keep/drop: a list of field paths, or one path as a string (the catalog's shorthand).
 std::vector<std::string> stringList(const Json &params, const char *name)
 {
-    return keys::stringListParam(params, name);
+    static const NodeKind &map = *findNodeKind("map");
+    return NodeParams(map, params).fieldList(name);
 }
 
 /// A field path written as a key of `set` (keys joined by dots, none empty; a key with a dot

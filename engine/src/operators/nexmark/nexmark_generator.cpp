@@ -1,5 +1,9 @@
 #include "operators/nexmark/nexmark_generator.hpp"
 
+#include "operators/params.hpp"
+
+#include <tideline/engine/catalog.hpp>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -191,28 +195,33 @@ const Tables &tables()
 
 } // namespace
 
-GeneratorConfig GeneratorConfig::fromParams(const Json &p)
+GeneratorConfig GeneratorConfig::fromParams(const Json &params)
 {
+    // Missing keys read as the catalog's defaults, which are the initialisers above (Flink's).
+    static const NodeKind &kind = *findNodeKind("source.nexmark");
+    const NodeParams p(kind, params);
+    auto small = [&](const char *name) {
+        return static_cast<int>(p.integer(name));
+    };
     GeneratorConfig c;
-    c.count = p.value("count", c.count);
-    c.ratePerS = p.value("rate_per_s", c.ratePerS);
-    c.generators = p.value("generators", c.generators);
-    c.baseTime = p.value("base_time", c.baseTime);
-    c.seed = static_cast<std::uint64_t>(p.value("seed", std::int64_t(0)));
-    c.personProportion = p.value("person_proportion", c.personProportion);
-    c.auctionProportion = p.value("auction_proportion", c.auctionProportion);
-    c.bidProportion = p.value("bid_proportion", c.bidProportion);
-    c.hotAuctionRatio = p.value("hot_auction_ratio", c.hotAuctionRatio);
-    c.hotBiddersRatio = p.value("hot_bidders_ratio", c.hotBiddersRatio);
-    c.hotSellersRatio = p.value("hot_sellers_ratio", c.hotSellersRatio);
-    c.numInFlightAuctions = p.value("in_flight_auctions", c.numInFlightAuctions);
-    c.numActivePeople = p.value("active_people", c.numActivePeople);
-    c.avgPersonBytes = p.value("person_avg_size", c.avgPersonBytes);
-    c.avgAuctionBytes = p.value("auction_avg_size", c.avgAuctionBytes);
-    c.avgBidBytes = p.value("bid_avg_size", c.avgBidBytes);
-    c.outOfOrderGroupSize = p.value("out_of_order_group_size", c.outOfOrderGroupSize);
-    if (auto it = p.find("compat"); it != p.end() && it->is_object())
-        c.flinkBidderDoubleOffset = it->value("flink_bidder_double_offset", false);
+    c.count = p.integer("count");
+    c.ratePerS = p.number("rate_per_s");
+    c.generators = small("generators");
+    c.baseTime = p.integer("base_time");
+    c.seed = static_cast<std::uint64_t>(p.integer("seed"));
+    c.personProportion = small("person_proportion");
+    c.auctionProportion = small("auction_proportion");
+    c.bidProportion = small("bid_proportion");
+    c.hotAuctionRatio = small("hot_auction_ratio");
+    c.hotBiddersRatio = small("hot_bidders_ratio");
+    c.hotSellersRatio = small("hot_sellers_ratio");
+    c.numInFlightAuctions = small("in_flight_auctions");
+    c.numActivePeople = small("active_people");
+    c.avgPersonBytes = small("person_avg_size");
+    c.avgAuctionBytes = small("auction_avg_size");
+    c.avgBidBytes = small("bid_avg_size");
+    c.outOfOrderGroupSize = small("out_of_order_group_size");
+    c.flinkBidderDoubleOffset = p.object("compat").boolean("flink_bidder_double_offset");
     return c;
 }
 

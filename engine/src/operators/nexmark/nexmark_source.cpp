@@ -9,6 +9,7 @@
 
 #include "operators/nexmark/nexmark_generator.hpp"
 #include "operators/operators.hpp"
+#include "operators/params.hpp"
 #include "operators/sources/pacer.hpp"
 
 namespace tideline {
@@ -83,13 +84,11 @@ std::unique_ptr<Operator> makeNexmarkSource(const OperatorContext &ctx)
 
 void validateNexmarkSource(const NodeValidationContext &ctx)
 {
-    const Json &p = ctx.spec.nodes[static_cast<std::size_t>(ctx.nodeIndex)].params;
-    auto prop = [&](const char *name, long long def) {
-        return p.value(name, def);
-    };
-    long long total
-        = prop("person_proportion", 1) + prop("auction_proportion", 3) + prop("bid_proportion", 46);
-    if (prop("person_proportion", 1) < 1 || prop("auction_proportion", 3) < 1 || total < 3)
+    const NodeParams p(ctx);
+    const std::int64_t persons = p.integer("person_proportion"),
+                       auctions = p.integer("auction_proportion");
+    const std::int64_t total = persons + auctions + p.integer("bid_proportion");
+    if (persons < 1 || auctions < 1 || total < 3)
         ctx.error("person_proportion",
                   "person_proportion and auction_proportion must be >= 1 (ids of bids and "
                   "auctions refer back to them)");

@@ -11,8 +11,8 @@
 // are emitted in order of (completion time, encoded group key); rows in arrival order.
 
 #include "operators/keys/key_encoder.hpp"
-#include "operators/keys/params.hpp"
 #include "operators/operators.hpp"
+#include "operators/params.hpp"
 
 #include <set>
 #include <unordered_map>
@@ -47,13 +47,14 @@ class TopOperator final : public Operator
 public:
     explicit TopOperator(const OperatorContext &ctx)
         : m_nodeId(ctx.spec.id)
-        , m_field(ctx.spec.params.value("field", std::string()))
-        , m_min(ctx.spec.params.value("order", std::string("max")) == "min")
-        , m_size(ctx.spec.params.value("size_ms", std::int64_t(0)))
+        , m_field(NodeParams(ctx).string("field"))
+        , m_min(NodeParams(ctx).string("order") == "min")
+        , m_size(NodeParams(ctx).integer("size_ms"))
     {
+        const NodeParams p(ctx);
         std::vector<std::string> by;
-        if (auto it = ctx.spec.params.find("by"); it != ctx.spec.params.end())
-            by = keys::stringListParam(ctx.spec.params, "by"); // a string is a one-field list
+        if (p.has("by"))
+            by = p.fieldList("by"); // a string is a one-field list
         else if (m_size == 0)
             by = {"window_start", "window_end"};
         m_by = keys::KeyEncoder(std::move(by));

@@ -11,8 +11,8 @@
 
 #include "operators/keys/key_encoder.hpp"
 #include "operators/keys/key_table.hpp"
-#include "operators/keys/params.hpp"
 #include "operators/operators.hpp"
+#include "operators/params.hpp"
 
 #include <map>
 #include <unordered_map>
@@ -25,11 +25,14 @@ class WindowJoinOperator final : public Operator
 {
 public:
     explicit WindowJoinOperator(const OperatorContext &ctx)
-        : m_size(ctx.spec.params.value("size_ms", std::int64_t(1)))
-        , m_semi(ctx.spec.params.value("output", std::string("pairs")) == "left_semi")
-        , m_leftKey(keys::stringListParam(ctx.spec.params, "left_key"))
-        , m_rightKey(keys::stringListParam(ctx.spec.params, "right_key"))
+        : m_size(NodeParams(ctx).integer("size_ms"))
+        , m_semi(NodeParams(ctx).string("output") == "left_semi")
+        , m_leftKey(NodeParams(ctx).fieldList("left_key"))
+        , m_rightKey(NodeParams(ctx).fieldList("right_key"))
     {
+        // size_ms is required (> 0): validation refuses a node without it.
+        if (m_size <= 0)
+            throw ConfigError("params.size_ms: must be > 0");
     }
 
     void processRecord(int input, Record &&rec, Output &out) override
@@ -206,7 +209,8 @@ void validateWindowJoin(const NodeValidationContext &ctx)
 {
     const Json &p = ctx.spec.nodes[static_cast<std::size_t>(ctx.nodeIndex)].params;
     // Read as the operator reads them (a string is a one-field list).
-    const auto l = keys::stringListParam(p, "left_key"), r = keys::stringListParam(p, "right_key");
+    const NodeParams read(ctx);
+    const auto l = read.fieldList("left_key"), r = read.fieldList("right_key");
     if (p.contains("left_key") && p.contains("right_key")) {
         if (l.empty())
             ctx.error("left_key", "must name at least one key field");

@@ -24,6 +24,7 @@
 // (older builds, or no periodic checkpoints) restore as before.
 
 #include "operators/operators.hpp"
+#include "operators/params.hpp"
 
 #include <tideline/engine/record_json.hpp>
 
@@ -95,9 +96,9 @@ class FileSink final : public Operator
 {
 public:
     explicit FileSink(const OperatorContext &ctx)
-        : m_path(ctx.path(ctx.spec.params.value("path", std::string())))
-        , m_paramPath(ctx.spec.params.value("path", std::string()))
-        , m_csv(ctx.spec.params.value("format", std::string("jsonl")) == "csv")
+        : m_path(ctx.path(NodeParams(ctx).string("path")))
+        , m_paramPath(NodeParams(ctx).string("path"))
+        , m_csv(NodeParams(ctx).string("format") == "csv")
         , m_staged(ctx.checkpointing)
     {
         fs::path p(m_path);

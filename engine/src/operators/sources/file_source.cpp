@@ -7,6 +7,7 @@
 // and the identity. Checkpoints without the tag (older builds) restore without the check.
 
 #include "operators/operators.hpp"
+#include "operators/params.hpp"
 #include "operators/sources/input_identity.hpp"
 #include "operators/sources/line_reader.hpp"
 #include "operators/sources/pacer.hpp"
@@ -22,13 +23,12 @@ class FileSource final : public SourceOperator
 public:
     explicit FileSource(const OperatorContext &ctx)
         : m_nodeId(ctx.spec.id)
-        , m_path(ctx.path(ctx.spec.params.value("path", std::string())))
-        , m_displayPath(ctx.spec.params.value("path", std::string()))
-        , m_csv(ctx.spec.params.value("format", std::string("jsonl")) == "csv")
+        , m_path(ctx.path(NodeParams(ctx).string("path")))
+        , m_displayPath(NodeParams(ctx).string("path"))
+        , m_csv(NodeParams(ctx).string("format") == "csv")
         , m_pacer(ctx.spec.params.value("pace", Json::object()), ctx.clock)
     {
-        Json pace = ctx.spec.params.value("pace", Json::object());
-        m_paceTimeField = pace.value("time_field", std::string());
+        m_paceTimeField = NodeParams(ctx).object("pace").string("time_field");
     }
 
     void open() override
@@ -282,7 +282,8 @@ void validateFileSource(const NodeValidationContext &ctx)
         if (to < 0)
             continue;
         const NodeSpec &next = ctx.spec.nodes[static_cast<std::size_t>(to)];
-        if (next.kind == "watermark" && next.params.contains("time_field")
+        const NodeKind *nextKind = findNodeKind(next.kind);
+        if (nextKind && nextKind->assignsEventTime && next.params.contains("time_field")
             && next.params["time_field"].is_string()) {
             suggestion = next.params["time_field"].get<std::string>();
             break;

@@ -14,6 +14,7 @@
 // the sift cheap, and a duplicate costs no record copy.
 
 #include "operators/operators.hpp"
+#include "operators/params.hpp"
 #include "operators/sources/pacer.hpp"
 
 #include <queue>
@@ -41,19 +42,19 @@ public:
     explicit GeneratorSource(const OperatorContext &ctx)
         : m_pacer(ctx.spec.params.value("pace", Json::object()), ctx.clock)
     {
-        const Json &p = ctx.spec.params;
-        m_count = p.value("count", 1000LL);
-        m_rate = p.value("rate_per_s", 1000.0);
-        m_keys = std::max<long long>(1, p.value("keys", 100LL));
-        m_seed = static_cast<std::uint64_t>(p.value("seed", 1LL));
-        m_start = p.value("start_time", 1700000000000LL);
-        m_partitions = static_cast<int>(p.value("partitions", 1LL));
-        Json d = p.value("disorder", Json::object());
-        m_maxDelay = d.value("max_delay_ms", 0LL);
-        m_lateFraction = d.value("late_fraction", 0.0);
-        m_lateBy = d.value("late_by_ms", 0LL);
-        m_dupFraction = d.value("duplicate_fraction", 0.0);
-        int idle = static_cast<int>(d.value("idle_partitions", 0LL));
+        const NodeParams p(ctx);
+        m_count = p.integer("count");
+        m_rate = p.number("rate_per_s");
+        m_keys = std::max<long long>(1, p.integer("keys"));
+        m_seed = static_cast<std::uint64_t>(p.integer("seed"));
+        m_start = p.integer("start_time");
+        m_partitions = static_cast<int>(p.integer("partitions"));
+        const NodeParams d = p.object("disorder");
+        m_maxDelay = d.integer("max_delay_ms");
+        m_lateFraction = d.number("late_fraction");
+        m_lateBy = d.integer("late_by_ms");
+        m_dupFraction = d.number("duplicate_fraction");
+        int idle = static_cast<int>(d.integer("idle_partitions"));
         m_activePartitions = std::max(1, m_partitions - idle);
         m_ordered = m_maxDelay == 0 && m_lateFraction == 0 && m_dupFraction == 0;
     }
@@ -215,15 +216,15 @@ std::unique_ptr<Operator> makeGeneratorSource(const OperatorContext &ctx)
 
 void validateGenerator(const NodeValidationContext &ctx)
 {
-    const Json &p = ctx.spec.nodes[static_cast<std::size_t>(ctx.nodeIndex)].params;
-    Json d = p.value("disorder", Json::object());
-    long long partitions = p.value("partitions", 1LL);
-    long long idle = d.value("idle_partitions", 0LL);
+    const NodeParams p(ctx);
+    const NodeParams d = p.object("disorder");
+    const std::int64_t partitions = p.integer("partitions");
+    const std::int64_t idle = d.integer("idle_partitions");
     if (idle >= partitions)
         ctx.error("disorder.idle_partitions",
                   "must be less than partitions (" + std::to_string(partitions)
                       + "): at least one partition has to produce events");
-    if (d.value("late_fraction", 0.0) > 0 && d.value("late_by_ms", 0LL) == 0)
+    if (d.number("late_fraction") > 0 && d.integer("late_by_ms") == 0)
         ctx.warning("disorder.late_by_ms",
                     "late_fraction is set but late_by_ms is 0, so no event is actually late");
 }

@@ -14,6 +14,7 @@
 // replay of old data is far behind processing time, so nothing of it is rejected).
 
 #include "operators/operators.hpp"
+#include "operators/params.hpp"
 #include "operators/time/time_parse.hpp"
 
 #include <algorithm>
@@ -26,10 +27,10 @@ class WatermarkNode final : public Operator
 {
 public:
     explicit WatermarkNode(const OperatorContext &ctx)
-        : m_timeField(ctx.spec.params.value("time_field", std::string()))
-        , m_delay(ctx.spec.params.value("max_out_of_orderness_ms", 0LL))
-        , m_idleTimeout(ctx.spec.params.value("idle_timeout_ms", 0LL))
-        , m_maxLead(ctx.spec.params.value("max_lead_ms", 0LL))
+        : m_timeField(NodeParams(ctx).string("time_field"))
+        , m_delay(NodeParams(ctx).integer("max_out_of_orderness_ms"))
+        , m_idleTimeout(NodeParams(ctx).integer("idle_timeout_ms"))
+        , m_maxLead(NodeParams(ctx).integer("max_lead_ms"))
         , m_parts(static_cast<std::size_t>(std::max(1, ctx.upstreamPartitions)))
         , m_clock(ctx.clock)
         , m_upstream(ctx.upstreamSource)
@@ -38,7 +39,7 @@ public:
         std::string canonical, error;
         if (fieldpath::canonical(m_timeField, canonical, error))
             m_timeField = canonical;
-        std::string f = ctx.spec.params.value("time_format", std::string("epoch_ms"));
+        const std::string f = NodeParams(ctx).string("time_format");
         m_format = f == "epoch_s"   ? TimeFormat::EpochS
                    : f == "iso8601" ? TimeFormat::Iso8601
                                     : TimeFormat::EpochMs;

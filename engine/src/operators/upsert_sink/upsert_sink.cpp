@@ -11,6 +11,7 @@
 #include "operators/keys/key_encoder.hpp"
 #include "operators/keys/params.hpp"
 #include "operators/operators.hpp"
+#include "operators/params.hpp"
 #include "operators/upsert_sink/upsert_store.hpp"
 
 #include <tideline/engine/record_json.hpp>
@@ -162,11 +163,11 @@ private:
 
 std::unique_ptr<Operator> makeUpsertSink(const OperatorContext &ctx)
 {
-    auto key = keys::stringListParam(ctx.spec.params, "key");
+    const NodeParams p(ctx);
+    auto key = p.fieldList("key");
     if (key.empty())
         throw ConfigError("params.key: list at least one field");
-    return std::make_unique<UpsertSink>(
-        ctx.spec.id, ctx.path(keys::stringParam(ctx.spec.params, "path")), std::move(key));
+    return std::make_unique<UpsertSink>(ctx.spec.id, ctx.path(p.string("path")), std::move(key));
 }
 
 void validateUpsertSink(const NodeValidationContext &ctx)

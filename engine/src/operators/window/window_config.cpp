@@ -5,7 +5,9 @@
 #include "operators/window/window_config.hpp"
 
 #include "operators/operators.hpp"
+#include "operators/params.hpp"
 
+#include <tideline/engine/catalog.hpp>
 #include <tideline/engine/validate.hpp>
 
 #include <algorithm>
@@ -35,14 +37,17 @@ bool present(const Json &params, const char *name)
     return it != params.end() && !it->is_null();
 }
 
+// The window's params read as every kind's are (NodeParams: the catalog's defaults).
+NodeParams windowParams(const Json &params)
+{
+    static const NodeKind &kind = *findNodeKind("window");
+    return NodeParams(kind, params);
+}
+
 // A positive integer param, or 0 when absent or of the wrong type (reported elsewhere).
 Timestamp positiveInt(const Json &params, const char *name)
 {
-    auto it = params.find(name);
-    if (it == params.end() || !it->is_number_integer())
-        return 0;
-    const auto v = it->get<std::int64_t>();
-    return v > 0 ? v : 0;
+    return std::max<Timestamp>(0, windowParams(params).integer(name));
 }
 
 bool isPrefixPath(const std::string &a, const std::string &b)
@@ -64,7 +69,8 @@ bool readWindowConfig(const Json &params, WindowConfig &cfg, std::string &error)
         error = "params: must be an object";
         return false;
     }
-    const std::string type = params.value("type", std::string());
+    const NodeParams read = windowParams(params);
+    const std::string type = read.string("type");
     if (type == "tumbling")
         cfg.type = WindowType::Tumbling;
     else if (type == "sliding")
@@ -136,14 +142,13 @@ bool readWindowConfig(const Json &params, WindowConfig &cfg, std::string &error)
             s.as = defaultAggName(s.op, s.field);
         cfg.aggregates.push_back(std::move(s));
     }
-    cfg.lateness = 0;
-    if (auto it = params.find("allowed_lateness_ms"); it != params.end() && !it->is_null()) {
-        if (!it->is_number_integer() || it->get<std::int64_t>() < 0) {
-            error = "params.allowed_lateness_ms: must be an integer >= 0";
-            return false;
-        }
-        cfg.lateness = it->get<std::int64_t>();
+    if (auto it = params.find("allowed_lateness_ms");
+        it != params.end() && !it->is_null()
+        && (!it->is_number_integer() || it->get<std::int64_t>() < 0)) {
+        error = "params.allowed_lateness_ms: must be an integer >= 0";
+        return false;
     }
+    cfg.lateness = read.integer("allowed_lateness_ms");
     return true;
 }
 
