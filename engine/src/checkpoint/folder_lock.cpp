@@ -1,7 +1,7 @@
 #include "checkpoint/folder_lock.hpp"
 
-#include "checkpoint/coordinator.hpp"
 #include "checkpoint/files.hpp"
+#include "checkpoint/store.hpp"
 
 #include <cctype>
 #include <cerrno>

@@ -169,7 +169,7 @@ std::string Runtime::expandPartitionTasks(const std::vector<ResolvedEdge> &edges
     return computeOrder();
 }
 
-std::string Runtime::resetInstance(int idx)
+Status Runtime::resetInstance(int idx)
 {
     Node &node = m_nodes[static_cast<std::size_t>(idx)];
     // The node's counters stay monotonic: what this instance counted moves to the template.
@@ -185,10 +185,10 @@ std::string Runtime::resetInstance(int idx)
     }
     node.op.reset();
     if (std::string err = makeOperator(idx); !err.empty())
-        return err;
+        return Status::error(err);
     if (configureNodeState)
         if (std::string err = configureNodeState(node); !err.empty())
-            return err;
+            return Status::error(err);
     node.combinedIn = node.outW = node.ownW = kMinTime;
     node.ownIdle = false;
     // Idle until its partition is owned here (what the nodes after it already believe):
@@ -285,10 +285,9 @@ Runtime::onPartitionsAssigned(int section, const std::vector<int> &partitions, b
                 continue;
             sec.suspendedAt[pp] = -1;
             for (int t : sec.templates)
-                if (std::string err
-                    = resetInstance(m_nodes[static_cast<std::size_t>(t)].instances[pp]);
-                    !err.empty())
-                    throw std::runtime_error(err);
+                if (Status st = resetInstance(m_nodes[static_cast<std::size_t>(t)].instances[pp]);
+                    !st.ok())
+                    throw std::runtime_error(st.message());
         }
     }
     std::map<int, std::int64_t> offsets;
@@ -301,10 +300,9 @@ Runtime::onPartitionsAssigned(int section, const std::vector<int> &partitions, b
             offset = m_checkpoints->adoptPartition(section, p);
         } else {
             for (int t : sec.templates)
-                if (std::string err
-                    = resetInstance(m_nodes[static_cast<std::size_t>(t)].instances[pp]);
-                    !err.empty())
-                    throw std::runtime_error(err);
+                if (Status st = resetInstance(m_nodes[static_cast<std::size_t>(t)].instances[pp]);
+                    !st.ok())
+                    throw std::runtime_error(st.message());
         }
         sec.owned[pp] = 1;
         sec.suspendedAt[pp] = -1;
@@ -334,10 +332,9 @@ void Runtime::onPartitionsRevoked(int section, const std::vector<int> &partition
         sec.suspendedAt[pp] = incremental ? -1 : handover;
         if (sec.suspendedAt[pp] < 0)
             for (int t : sec.templates)
-                if (std::string err
-                    = resetInstance(m_nodes[static_cast<std::size_t>(t)].instances[pp]);
-                    !err.empty())
-                    throw std::runtime_error(err);
+                if (Status st = resetInstance(m_nodes[static_cast<std::size_t>(t)].instances[pp]);
+                    !st.ok())
+                    throw std::runtime_error(st.message());
     }
     refreshSection(section);
 }

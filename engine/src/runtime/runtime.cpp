@@ -54,16 +54,22 @@ Runtime::Runtime(const PipelineSpec &spec, JobOptions options)
 
 Runtime::~Runtime() = default;
 
-std::string Runtime::lockCheckpoints()
+Status Runtime::lockCheckpoints()
 {
     m_runLocks = std::make_unique<checkpoint::RunLocks>();
-    return checkpoint::lockCheckpointFolder(m_spec, m_options, *m_runLocks);
+    if (std::string err = checkpoint::lockCheckpointFolder(m_spec, m_options, *m_runLocks);
+        !err.empty())
+        return Status::error(err);
+    return {};
 }
 
-std::string Runtime::initCheckpoints()
+Status Runtime::initCheckpoints()
 {
+    m_checkpointsLive = false;
     m_checkpoints = std::make_unique<checkpoint::Coordinator>(*this);
-    return m_checkpoints->init();
+    Status s = m_checkpoints->init();
+    m_checkpointsLive = s.ok();
+    return s;
 }
 
 void Runtime::recordCheckpoint(const observe::CheckpointInfo &info, std::size_t historyLimit)
@@ -623,8 +629,8 @@ void Runtime::tick(std::int64_t now)
         Output out(*this, v);
         m_nodes[static_cast<std::size_t>(v)].op->onTick(now, out);
     }
-    if (onLoopTick)
-        onLoopTick(now);
+    if (m_checkpointsLive)
+        m_checkpoints->onTick(now);
     if (now - m_lastPublishMs >= 33)
         publish(false);
 }
@@ -700,8 +706,8 @@ Job::Status Runtime::runFor(std::int64_t maxRecords)
     }
     if (m_final != Job::Status::Failed) {
         try {
-            if (onBeforeFinish)
-                onBeforeFinish(m_final);
+            if (m_checkpointsLive)
+                finishCheckpoints();
             finishAll();
         } catch (const RecoverableError &e) {
             // E.g. the sink's last flush at the end of input: restore and read to the end again.
@@ -738,24 +744,23 @@ bool Runtime::restartFromCheckpoint(const std::string &why)
     log("restart " + std::to_string(m_restarts) + "/" + std::to_string(kMaxRestarts)
         + " after: " + why + "; restoring the last completed checkpoint");
     // Joins an in-flight checkpoint writer; the hooks point into the old coordinator.
+    m_checkpointsLive = false;
     m_checkpoints.reset();
-    onLoopTick = nullptr;
-    onBeforeFinish = nullptr;
     // The newest complete checkpoint of this run, not the savepoint or state it started from.
     m_options.fresh = false;
     m_options.restoreFrom.clear();
     m_options.resetState.clear();
-    std::string err = reopenOperators();
-    if (err.empty())
-        err = initCheckpoints();
-    if (!err.empty()) {
-        fail(why + "; restarting from the last checkpoint failed: " + err);
+    Status s = reopenOperators();
+    if (s.ok())
+        s = initCheckpoints();
+    if (!s.ok()) {
+        fail(why + "; restarting from the last checkpoint failed: " + s.message());
         return false;
     }
     return true;
 }
 
-std::string Runtime::reopenOperators()
+Status Runtime::reopenOperators()
 {
     // Sinks close before the sources they read from (reverse topological order).
     for (auto it = m_order.rbegin(); it != m_order.rend(); ++it)
@@ -781,7 +786,26 @@ std::string Runtime::reopenOperators()
         node.metrics = std::move(m);
     }
     m_recordsRead = 0;
-    return openOperators();
+    if (std::string err = openOperators(); !err.empty())
+        return Status::error(err);
+    return {};
+}
+
+void Runtime::finishCheckpoints()
+{
+    Status s = m_checkpoints->onBeforeFinish(m_final);
+    if (const Status &last = m_checkpoints->finalCheckpoint(); !last.ok())
+        // Like a Flink job whose final checkpoint failed after its sinks flushed: the output
+        // is complete, the failure is reported, and only the restore point is older. Nothing
+        // is lost: the next start restores the last completed checkpoint, its sinks truncate
+        // back to that commit point, and the records since then are processed again.
+        log(std::string("warning: the run ")
+            + (m_final == Job::Status::Finished ? "finished" : "stopped")
+            + " but its final checkpoint failed (" + last.message()
+            + "); a next start without --fresh resumes from the last completed checkpoint and "
+              "processes the input after it again");
+    if (!s.ok())
+        throw std::runtime_error(s.message());
 }
 
 void Runtime::finishAll()
@@ -925,15 +949,17 @@ std::unique_ptr<Job> Job::create(const PipelineSpec &spec, JobOptions options, s
     }
     std::unique_ptr<Job> job(new Job());
     job->m_rt = std::make_unique<Runtime>(spec, std::move(options));
-    error = job->m_rt->lockCheckpoints();
-    if (!error.empty())
+    if (tideline::Status s = job->m_rt->lockCheckpoints(); !s.ok()) {
+        error = s.message();
         return nullptr;
+    }
     error = job->m_rt->compile();
     if (!error.empty())
         return nullptr;
-    error = job->m_rt->initCheckpoints();
-    if (!error.empty())
+    if (tideline::Status s = job->m_rt->initCheckpoints(); !s.ok()) {
+        error = s.message();
         return nullptr;
+    }
     job->m_rt->publish(false);
     return job;
 }
@@ -992,6 +1018,82 @@ const PipelineSpec &Job::spec() const
 Runtime &Job::runtime()
 {
     return *m_rt;
+}
+
+} // namespace tideline
+
+// --- Watermarks in checkpoints ---
+
+namespace tideline {
+
+void Runtime::captureNode(int v, checkpoint::NodeEntry &e) const
+{
+    const Node &node = m_nodes[static_cast<std::size_t>(v)];
+    e.outW = node.outW;
+    e.combinedIn = node.combinedIn;
+    if (node.mergedWatermark) {
+        // Its own partition's watermark, not the merge it passes on: a partition restarts
+        // where it was, so one that gets no new records cannot hold the others back.
+        e.hasOwnW = true;
+        e.ownW = node.ownW;
+    }
+    e.outIdle = node.outIdle;
+    e.sourceFinished = node.sourceFinished;
+    e.recordsIn = node.metrics.recordsIn;
+    e.recordsOut = node.metrics.recordsOut;
+    e.late = node.metrics.late;
+    e.errors = node.metrics.errors;
+}
+
+void Runtime::restoreNode(int v, const checkpoint::NodeEntry &e)
+{
+    Node &node = m_nodes[static_cast<std::size_t>(v)];
+    node.outW = e.outW;
+    node.combinedIn = e.combinedIn;
+    if (node.taskPartition >= 0) {
+        // (outIdle stays as resetInstance() left it: idle until the partition is owned.)
+        // The merge over partitions starts from this partition's own watermark as it was
+        // saved. Manifests written before own_w existed only have the merge (out_w): a
+        // partition restored from one is raised by its operator with its next record.
+        node.ownW = e.hasOwnW ? e.ownW : e.outW;
+    } else {
+        node.outIdle = e.outIdle;
+        node.sourceFinished = e.sourceFinished;
+    }
+    node.metrics.recordsIn = e.recordsIn;
+    node.metrics.recordsOut = e.recordsOut;
+    node.metrics.late = e.late;
+    node.metrics.errors = e.errors;
+}
+
+void Runtime::primeWatermarks(const std::vector<int> &fresh)
+{
+    // An edge's watermark always equals its upstream node's output watermark (emitWatermark
+    // updates both together), so the inbound side is derived rather than stored: that also
+    // wires restored watermarks into nodes that are new in an edited graph.
+    for (auto &node : m_nodes)
+        for (auto &in : node.inbound) {
+            const auto &from = m_nodes[static_cast<std::size_t>(in.fromNode)];
+            in.watermark = from.outW;
+            in.idle = from.outIdle;
+        }
+    // New and reset nodes learn the current watermark now (in topological order, so what they
+    // forward reaches the nodes after them).
+    for (int v : fresh)
+        recomputeCombined(v);
+}
+
+void Runtime::primeInstances(const std::vector<int> &instances)
+{
+    for (int v : instances)
+        for (auto &in : m_nodes[static_cast<std::size_t>(v)].inbound) {
+            const auto &from = m_nodes[static_cast<std::size_t>(in.fromNode)];
+            in.watermark = from.taskPartition >= 0 ? from.outW : kMinTime;
+            in.idle = from.outIdle;
+        }
+    // The shared nodes after the section (sinks) learn where the restored instances are.
+    for (int v : instances)
+        republishWatermark(v);
 }
 
 } // namespace tideline

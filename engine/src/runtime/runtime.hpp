@@ -5,8 +5,11 @@
 // Architecture invariant: everything here runs on one thread (the loop). The only state shared
 // with other threads is the published MetricsSnapshot (under m_publishMutex) and the stop flag.
 
+#include "checkpoint/runtime_port.hpp"
+
 #include <tideline/engine/job.hpp>
 #include <tideline/engine/operator.hpp>
+#include <tideline/engine/status.hpp>
 #include <tideline/observe/tap.hpp>
 
 #include <atomic>
@@ -19,7 +22,7 @@ class Coordinator;
 struct RunLocks;
 } // namespace checkpoint
 
-class Runtime
+class Runtime final : public checkpoint::RuntimePort
 {
 public:
     struct Target
@@ -125,13 +128,13 @@ public:
     void publish(bool final);
     observe::MetricsSnapshot snapshot() const;
 
-    const PipelineSpec &spec() const { return m_spec; }
+    const PipelineSpec &spec() const override { return m_spec; }
     std::vector<Node> &nodes() { return m_nodes; }
     std::vector<TaskSection> &tasks() { return m_tasks; }
     bool hasPartitionTasks() const { return !m_tasks.empty(); }
     /// Recreates an instance's operator empty (partition moved away, or about to be restored)
-    /// and resets its watermarks and figures. "" or the error.
-    std::string resetInstance(int node);
+    /// and resets its watermarks and figures.
+    [[nodiscard]] Status resetInstance(int node) override;
     /// After instances were restored or ownership changed: recompute the merged watermarks
     /// and idleness of the section's watermark nodes.
     void refreshSection(int section);
@@ -139,34 +142,42 @@ public:
     void republishWatermark(int node);
     /// Set by the state backend: configures one (re)created operator's keyed state.
     std::function<std::string(Node &)> configureNodeState;
-    const std::vector<int> &topoOrder() const { return m_order; }
-    Clock &clock() { return *m_clock; }
-    const JobOptions &options() const { return m_options; }
+    const std::vector<int> &topoOrder() const override { return m_order; }
+    Clock &clock() override { return *m_clock; }
+    const JobOptions &options() const override { return m_options; }
     std::string failure() const;
     void fail(const std::string &message);
-    std::int64_t recordsRead() const { return m_recordsRead; }
-
-    /// Hook for checkpointing, called by the loop between records (now = clock time).
-    /// Set by the checkpoint module when settings.checkpoint is present.
-    std::function<void(std::int64_t nowMs)> onLoopTick;
-    /// Called when the run stops (finished or stopped), before sinks are finished.
-    std::function<void(Job::Status)> onBeforeFinish;
+    std::int64_t recordsRead() const override { return m_recordsRead; }
 
     // --- Checkpoint wiring (engine/src/checkpoint) ---
     /// Locks the checkpoint folder for this run (before compile(): no operator has opened).
-    [[nodiscard]] std::string lockCheckpoints();
-    /// Creates the checkpoint coordinator and restores state (after compile()). "" or error.
-    [[nodiscard]] std::string initCheckpoints();
+    [[nodiscard]] Status lockCheckpoints();
+    /// Creates the checkpoint coordinator and restores state (after compile()).
+    [[nodiscard]] Status initCheckpoints();
     checkpoint::Coordinator *checkpoints() { return m_checkpoints.get(); }
     /// Closes every operator and opens it again empty, with the nodes' watermarks, idleness
     /// and figures reset: a restore that must start over from an earlier checkpoint. The
-    /// state backend's configureNodeState is not re-applied here. "" or the error.
-    [[nodiscard]] std::string reopenOperators();
-    /// Re-derives a node's combined input watermark (after a restore) and tells its operator.
-    void primeWatermark(int node) { recomputeCombined(node); }
-    void setRecordsRead(std::int64_t n) { m_recordsRead = n; }
+    /// state backend's configureNodeState is not re-applied here.
+    [[nodiscard]] Status reopenOperators() override;
+    void setRecordsRead(std::int64_t n) override { m_recordsRead = n; }
     /// Publishes a checkpoint outcome (lastCheckpoint + bounded history); any thread.
-    void recordCheckpoint(const observe::CheckpointInfo &info, std::size_t historyLimit);
+    void recordCheckpoint(const observe::CheckpointInfo &info, std::size_t historyLimit) override;
+
+    // --- The rest of checkpoint::RuntimePort (checkpoint_port.cpp) ---
+    void log(const std::string &line) const override;
+    int nodeCount() const override { return static_cast<int>(m_nodes.size()); }
+    checkpoint::NodeInfo nodeInfo(int node) const override;
+    Operator &op(int node) override { return *m_nodes[static_cast<std::size_t>(node)].op; }
+    void captureNode(int node, checkpoint::NodeEntry &e) const override;
+    void restoreNode(int node, const checkpoint::NodeEntry &e) override;
+    void primeWatermarks(const std::vector<int> &fresh) override;
+    void primeInstances(const std::vector<int> &instances) override;
+    [[nodiscard]] Status configureState(const std::string &checkpointDir) override;
+    void logSpillSummary() override;
+    int sectionCount() const override { return static_cast<int>(m_tasks.size()); }
+    checkpoint::SectionInfo section(int s) const override;
+    int instance(int templ, int p) const override;
+    std::map<int, std::int64_t> taskPositions(int section) const override;
     /// Restarts taken after RecoverableErrors (recoverable.hpp) in this run.
     int restarts() const { return m_restarts; }
 
@@ -215,6 +226,9 @@ private:
     void onInboundWatermark(int node, int slot, Timestamp w);
     void recomputeCombined(int node);
     void finishAll();
+    /// The run ends: the coordinator's final checkpoint and savepoint on stop. Throws when the
+    /// savepoint fails (the run fails); a failed final checkpoint is reported as a warning.
+    void finishCheckpoints();
     void tick(std::int64_t now);
 
     PipelineSpec m_spec;
@@ -237,6 +251,8 @@ private:
     std::unique_ptr<observe::WatermarkTapCallback> m_watermarkTap;
 
     std::unique_ptr<checkpoint::Coordinator> m_checkpoints;
+    /// The coordinator's init() succeeded: the loop ticks it and it takes the final checkpoint.
+    bool m_checkpointsLive = false;
     /// The checkpoint folder's locks, held for the whole run (restarts included).
     std::unique_ptr<checkpoint::RunLocks> m_runLocks;
     std::atomic<std::int64_t> m_checkpointsCompleted{0};
