@@ -20,9 +20,9 @@ checkpoint::NodeInfo Runtime::nodeInfo(int v) const
     info.id = node.id;
     info.spec = node.spec;
     info.kind = node.kind;
-    info.isTemplate = node.isTemplate;
-    info.section = node.section;
-    info.partition = node.taskPartition;
+    info.isTemplate = node.task.isTemplate;
+    info.section = node.task.section;
+    info.partition = node.task.partition;
     return info;
 }
 
@@ -40,7 +40,7 @@ checkpoint::SectionInfo Runtime::section(int s) const
 
 int Runtime::instance(int templ, int p) const
 {
-    return m_nodes[static_cast<std::size_t>(templ)].instances[static_cast<std::size_t>(p)];
+    return m_nodes[static_cast<std::size_t>(templ)].task.instances[static_cast<std::size_t>(p)];
 }
 
 std::map<int, std::int64_t> Runtime::taskPositions(int s) const
