@@ -78,17 +78,13 @@ public:
     observe::MetricsSnapshot snapshot() const;
 
     const PipelineSpec &spec() const override { return m_spec; }
+    /// The nodes, mutable: for the state backend (state/state_backend.cpp: configureNodeState)
+    /// and for tests that reach into operators until they have a harness of their own. The
+    /// checkpoint module goes through checkpoint::RuntimePort instead.
     std::vector<Node> &nodes() { return m_nodes; }
-    std::vector<TaskSection> &tasks() { return m_tasks; }
-    bool hasPartitionTasks() const { return !m_tasks.empty(); }
     /// Recreates an instance's operator empty (partition moved away, or about to be restored)
     /// and resets its watermarks and figures.
     [[nodiscard]] Status resetInstance(int node) override;
-    /// After instances were restored or ownership changed: recompute the merged watermarks
-    /// and idleness of the section's watermark nodes.
-    void refreshSection(int section);
-    /// After a restore set a node's output watermark directly: tell the nodes after it.
-    void republishWatermark(int node);
     /// Set by the state backend: configures one (re)created operator's keyed state.
     std::function<std::string(Node &)> configureNodeState;
     const std::vector<int> &topoOrder() const override { return m_order; }
@@ -150,6 +146,11 @@ private:
     /// Partition tasks: after the sources opened, replaces the nodes after each
     /// partition-task source by one instance per partition.
     [[nodiscard]] Status expandPartitionTasks(const std::vector<ResolvedEdge> &edges);
+    /// After instances were restored or ownership changed: recompute the merged watermarks
+    /// and idleness of the section's watermark nodes.
+    void refreshSection(int section);
+    /// After a restore set a node's output watermark directly: tell the nodes after it.
+    void republishWatermark(int node);
     void propagateWatermark(int node, Timestamp w);
     /// Every watermark of a node back to the start, idleness off (reopenOperators).
     void clearWatermarks(int node);
