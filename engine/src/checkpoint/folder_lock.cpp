@@ -1,7 +1,8 @@
 #include "checkpoint/folder_lock.hpp"
 
-#include "checkpoint/coordinator.hpp"
 #include "checkpoint/files.hpp"
+#include "checkpoint/store.hpp"
+#include "operators/params.hpp"
 
 #include <cctype>
 #include <cerrno>
@@ -66,10 +67,16 @@ namespace {
 /// is decided before any operator opens).
 bool runsAsGroupMember(const PipelineSpec &spec)
 {
-    for (const auto &n : spec.nodes)
-        if (n.kind == "source.kafka" && !n.params.value("bounded", false)
-            && n.params.value("partition_tasks", true))
+    for (const auto &n : spec.nodes) {
+        const NodeKind *kind = findNodeKind(n.kind);
+        if (!kind || !kind->readsTopic || !kind->param("bounded")
+            || !kind->param("partition_tasks"))
+            continue;
+        // The params as the source reads them: the catalog's defaults for what the file omits.
+        const NodeParams params(*kind, n.params);
+        if (!params.boolean("bounded") && params.boolean("partition_tasks"))
             return true;
+    }
     return false;
 }
 

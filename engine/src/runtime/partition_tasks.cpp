@@ -17,7 +17,7 @@
 // partitions, and a pointer per partition to it); the instances keep their state, suspended,
 // in case the same partitions come back unchanged. On assign the coordinator restores each
 // partition's instances from the newest pointer, whoever wrote it, and names the offset to
-// resume at (coordinator.cpp, adoptPartition).
+// resume at (checkpoint/member.cpp, adoptPartition).
 
 #include "checkpoint/coordinator.hpp"
 #include "runtime/runtime.hpp"
@@ -65,7 +65,7 @@ private:
 
 } // namespace
 
-std::string Runtime::expandPartitionTasks(const std::vector<ResolvedEdge> &edges)
+Status Runtime::expandPartitionTasks(const std::vector<ResolvedEdge> &edges)
 {
     const std::size_t specCount = m_nodes.size();
     for (int v : m_order) {
@@ -110,10 +110,10 @@ std::string Runtime::expandPartitionTasks(const std::vector<ResolvedEdge> &edges
         sec.host = std::make_unique<TaskHostAdapter>(*this, section);
         m_tasks.push_back(std::move(sec));
         for (int t : templates) {
-            m_nodes[static_cast<std::size_t>(t)].isTemplate = true;
-            m_nodes[static_cast<std::size_t>(t)].section = section;
-            m_nodes[static_cast<std::size_t>(t)].instances.assign(static_cast<std::size_t>(parts),
-                                                                  -1);
+            m_nodes[static_cast<std::size_t>(t)].task.isTemplate = true;
+            m_nodes[static_cast<std::size_t>(t)].task.section = section;
+            m_nodes[static_cast<std::size_t>(t)].task.instances.assign(
+                static_cast<std::size_t>(parts), -1);
         }
         for (int p = 0; p < parts; ++p)
             for (int t : templates) {
@@ -122,20 +122,21 @@ std::string Runtime::expandPartitionTasks(const std::vector<ResolvedEdge> &edges
                 inst.id = templ.spec->id + "#p" + std::to_string(p);
                 inst.spec = templ.spec;
                 inst.kind = templ.kind;
-                inst.logical = t;
-                inst.taskPartition = p;
-                inst.section = section;
+                inst.task.templ = t;
+                inst.task.partition = p;
+                inst.task.section = section;
                 inst.latePort = templ.latePort;
                 inst.errorsPort = templ.errorsPort;
                 inst.outputs.resize(templ.outputs.size());
                 for (std::size_t k = 0; k < templ.outputs.size(); ++k)
                     inst.outputs[k].role = templ.outputs[k].role;
-                inst.mergedWatermark = templ.kind->kind == "watermark";
+                inst.task.mergedWatermark = templ.kind->assignsEventTime;
                 inst.metrics.node = templ.spec->id;
                 inst.metrics.kind = templ.spec->kind;
                 const int idx = static_cast<int>(m_nodes.size());
                 m_nodes.push_back(std::move(inst));
-                m_nodes[static_cast<std::size_t>(t)].instances[static_cast<std::size_t>(p)] = idx;
+                m_nodes[static_cast<std::size_t>(t)].task.instances[static_cast<std::size_t>(p)]
+                    = idx;
             }
         // (m_nodes grew: `src` may dangle)
         m_nodes[static_cast<std::size_t>(v)].source->setTaskHost(m_tasks.back().host.get());
@@ -154,26 +155,26 @@ std::string Runtime::expandPartitionTasks(const std::vector<ResolvedEdge> &edges
     for (const auto &e : edges) {
         const Node &from = m_nodes[static_cast<std::size_t>(e.from)];
         const Node &to = m_nodes[static_cast<std::size_t>(e.to)];
-        if (!from.isTemplate && !to.isTemplate) {
+        if (!from.task.isTemplate && !to.task.isTemplate) {
             addEdge(e.from, e.fromPort, e.to, e.toPort, -1);
             continue;
         }
-        const std::size_t parts = (to.isTemplate ? to : from).instances.size();
+        const std::size_t parts = (to.task.isTemplate ? to : from).task.instances.size();
         for (std::size_t p = 0; p < parts; ++p) {
-            int a = from.isTemplate ? from.instances[p] : e.from;
-            int b = to.isTemplate ? to.instances[p] : e.to;
+            int a = from.task.isTemplate ? from.task.instances[p] : e.from;
+            int b = to.task.isTemplate ? to.task.instances[p] : e.to;
             // From the section's source: only partition p's records go to partition p's task.
-            addEdge(a, e.fromPort, b, e.toPort, from.isTemplate ? -1 : static_cast<int>(p));
+            addEdge(a, e.fromPort, b, e.toPort, from.task.isTemplate ? -1 : static_cast<int>(p));
         }
     }
     return computeOrder();
 }
 
-std::string Runtime::resetInstance(int idx)
+Status Runtime::resetInstance(int idx)
 {
     Node &node = m_nodes[static_cast<std::size_t>(idx)];
     // The node's counters stay monotonic: what this instance counted moves to the template.
-    auto &kept = m_nodes[static_cast<std::size_t>(node.logical)].metrics;
+    auto &kept = m_nodes[static_cast<std::size_t>(node.task.templ)].metrics;
     kept.recordsIn += node.metrics.recordsIn;
     kept.recordsOut += node.metrics.recordsOut;
     kept.late += node.metrics.late;
@@ -184,85 +185,17 @@ std::string Runtime::resetInstance(int idx)
         kept.duplicatesDropped += own.duplicatesDropped;
     }
     node.op.reset();
-    if (std::string err = makeOperator(idx); !err.empty())
-        return err;
+    if (Status s = makeOperator(idx); !s.ok())
+        return s;
     if (configureNodeState)
         if (std::string err = configureNodeState(node); !err.empty())
-            return err;
-    node.combinedIn = node.outW = node.ownW = kMinTime;
-    node.ownIdle = false;
-    // Idle until its partition is owned here (what the nodes after it already believe):
-    // refreshSection() then wakes it through the normal idleness propagation.
-    node.outIdle = true;
-    for (auto &in : node.inbound) {
-        in.watermark = kMinTime;
-        in.idle = m_nodes[static_cast<std::size_t>(in.fromNode)].outIdle;
-    }
+            return Status::error(err);
+    clearInstanceWatermarks(idx);
     observe::NodeMetrics m;
     m.node = node.metrics.node;
     m.kind = node.metrics.kind;
     node.metrics = std::move(m);
     return {};
-}
-
-void Runtime::republishWatermark(int idx)
-{
-    const Node &node = m_nodes[static_cast<std::size_t>(idx)];
-    if (node.outW == kMinTime)
-        return;
-    for (const auto &route : node.outputs)
-        for (const auto &t : route.targets)
-            onInboundWatermark(t.node, t.slot, node.outW);
-}
-
-void Runtime::refreshSection(int section)
-{
-    for (int t : m_tasks[static_cast<std::size_t>(section)].templates) {
-        const Node &templ = m_nodes[static_cast<std::size_t>(t)];
-        if (!templ.instances.empty()
-            && m_nodes[static_cast<std::size_t>(templ.instances[0])].mergedWatermark) {
-            mergeTaskIdle(t);
-            mergeTaskWatermark(t);
-        }
-    }
-}
-
-void Runtime::mergeTaskWatermark(int t)
-{
-    Node &templ = m_nodes[static_cast<std::size_t>(t)];
-    const TaskSection &sec = m_tasks[static_cast<std::size_t>(templ.section)];
-    Timestamp merged = kMaxTime;
-    bool any = false;
-    for (std::size_t p = 0; p < templ.instances.size(); ++p) {
-        if (!sec.owned[p])
-            continue;
-        const Node &inst = m_nodes[static_cast<std::size_t>(templ.instances[p])];
-        // An input that ended (+inf) counts even when it was idle.
-        if (inst.ownIdle && inst.ownW != kMaxTime)
-            continue;
-        any = true;
-        merged = std::min(merged, inst.ownW);
-    }
-    if (!any)
-        return; // nothing owned and active: hold where it is
-    templ.ownW = merged;
-    for (std::size_t p = 0; p < templ.instances.size(); ++p)
-        if (sec.owned[p])
-            propagateWatermark(templ.instances[p], merged);
-}
-
-void Runtime::mergeTaskIdle(int t)
-{
-    const Node &templ = m_nodes[static_cast<std::size_t>(t)];
-    const TaskSection &sec = m_tasks[static_cast<std::size_t>(templ.section)];
-    bool allIdle = true;
-    for (std::size_t p = 0; p < templ.instances.size(); ++p)
-        if (sec.owned[p] && !m_nodes[static_cast<std::size_t>(templ.instances[p])].ownIdle)
-            allIdle = false;
-    // Owned instances are idle together (as the one node was when all its partitions were);
-    // instances of partitions owned elsewhere are idle so that nothing after them waits.
-    for (std::size_t p = 0; p < templ.instances.size(); ++p)
-        propagateIdle(templ.instances[p], sec.owned[p] ? allIdle : true);
 }
 
 std::map<int, std::int64_t>
@@ -285,10 +218,10 @@ Runtime::onPartitionsAssigned(int section, const std::vector<int> &partitions, b
                 continue;
             sec.suspendedAt[pp] = -1;
             for (int t : sec.templates)
-                if (std::string err
-                    = resetInstance(m_nodes[static_cast<std::size_t>(t)].instances[pp]);
-                    !err.empty())
-                    throw std::runtime_error(err);
+                if (Status st
+                    = resetInstance(m_nodes[static_cast<std::size_t>(t)].task.instances[pp]);
+                    !st.ok())
+                    throw std::runtime_error(st.message());
         }
     }
     std::map<int, std::int64_t> offsets;
@@ -301,10 +234,10 @@ Runtime::onPartitionsAssigned(int section, const std::vector<int> &partitions, b
             offset = m_checkpoints->adoptPartition(section, p);
         } else {
             for (int t : sec.templates)
-                if (std::string err
-                    = resetInstance(m_nodes[static_cast<std::size_t>(t)].instances[pp]);
-                    !err.empty())
-                    throw std::runtime_error(err);
+                if (Status st
+                    = resetInstance(m_nodes[static_cast<std::size_t>(t)].task.instances[pp]);
+                    !st.ok())
+                    throw std::runtime_error(st.message());
         }
         sec.owned[pp] = 1;
         sec.suspendedAt[pp] = -1;
@@ -334,70 +267,12 @@ void Runtime::onPartitionsRevoked(int section, const std::vector<int> &partition
         sec.suspendedAt[pp] = incremental ? -1 : handover;
         if (sec.suspendedAt[pp] < 0)
             for (int t : sec.templates)
-                if (std::string err
-                    = resetInstance(m_nodes[static_cast<std::size_t>(t)].instances[pp]);
-                    !err.empty())
-                    throw std::runtime_error(err);
+                if (Status st
+                    = resetInstance(m_nodes[static_cast<std::size_t>(t)].task.instances[pp]);
+                    !st.ok())
+                    throw std::runtime_error(st.message());
     }
     refreshSection(section);
-}
-
-void Runtime::publishTemplate(const Node &templ, observe::NodeMetrics &m) const
-{
-    const TaskSection &sec = m_tasks[static_cast<std::size_t>(templ.section)];
-    // Counted by instances since reset (partitions that left), then the live instances.
-    m.recordsIn = templ.metrics.recordsIn;
-    m.recordsOut = templ.metrics.recordsOut;
-    m.late = templ.metrics.late;
-    m.errors = templ.metrics.errors;
-    m.duplicatesDropped = templ.metrics.duplicatesDropped;
-    m.node = templ.spec->id;
-    m.kind = templ.spec->kind;
-    const bool watermarkKind = templ.kind->kind == "watermark";
-    Timestamp w = kMaxTime;
-    bool anyOwned = false;
-    for (std::size_t p = 0; p < templ.instances.size(); ++p) {
-        const Node &inst = m_nodes[static_cast<std::size_t>(templ.instances[p])];
-        observe::NodeMetrics im = inst.metrics;
-        if (inst.op)
-            inst.op->reportMetrics(im);
-        m.recordsIn += im.recordsIn;
-        m.recordsOut += im.recordsOut;
-        m.late += im.late;
-        m.errors += im.errors;
-        m.duplicatesDropped += im.duplicatesDropped;
-        m.stateEntries += im.stateEntries;
-        m.stateBytes += im.stateBytes;
-        m.stateSpilled += im.stateSpilled;
-        m.openWindows += im.openWindows;
-        m.checksum += im.checksum;
-        if (im.maxEventTime && (!m.maxEventTime || *im.maxEventTime > *m.maxEventTime))
-            m.maxEventTime = im.maxEventTime;
-        const bool owned = sec.owned[p] != 0;
-        if (owned) {
-            anyOwned = true;
-            w = std::min(w, inst.outW);
-        }
-        if (watermarkKind) {
-            // "Why is the watermark here": one line per partition, as with one instance.
-            observe::InputWatermark iw;
-            if (!im.inputs.empty())
-                iw = im.inputs.front();
-            iw.name = "partition " + std::to_string(p);
-            iw.assigned = owned;
-            iw.watermark.reset();
-            if (owned && inst.ownW != kMinTime)
-                iw.watermark = inst.ownW;
-            iw.idle = !owned || inst.ownIdle;
-            if (!owned)
-                iw.idleSinceMs = iw.lastActivityMs = 0;
-            m.inputs.push_back(std::move(iw));
-        } else if (owned) {
-            appendInboundInputs(inst, m.inputs);
-        }
-    }
-    if (anyOwned && w != kMinTime)
-        m.watermark = w;
 }
 
 } // namespace tideline

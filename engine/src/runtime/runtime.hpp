@@ -1,12 +1,27 @@
 #pragma once
-// Runtime: the executor behind Job. Holds the compiled DAG (operators, port routes, per-edge
-// watermarks, metrics) and runs the single loop: pull from sources, push depth-first.
+// Runtime: the executor behind Job. One class, its members written in rooms of one job each:
+//   graph.hpp/.cpp          the compiled graph (nodes, ports, routes, topological order)
+//   operator_context.cpp    creating and opening a node's operator
+//   router.cpp              the per-record hot path and Output
+//   watermarks.cpp          combining, idleness, the partition-task merge, and their restore
+//   taps.cpp                record and watermark taps
+//   publisher.cpp           the metrics snapshot shared with other threads
+//   loop.cpp                the loop (pull from sources, push depth-first), ticks, finish
+//   restart.cpp             checkpoint wiring, restart after a RecoverableError
+//   partition_tasks.cpp     nodes run as one instance per partition
+//   checkpoint_port.cpp     checkpoint::RuntimePort: all the checkpoint module sees of it
+//   job.cpp                 the Job facade
 //
-// Architecture invariant: everything here runs on one thread (the loop). The only state shared
-// with other threads is the published MetricsSnapshot (under m_publishMutex) and the stop flag.
+// [Threading] Everything here runs on the loop thread, except: the stop flag (any thread),
+// snapshot()/failure()/recordCheckpoint() (under m_publishMutex), and what the checkpoint
+// coordinator shares with its writer thread and savepoint requests (checkpoint/coordinator.hpp).
+
+#include "checkpoint/runtime_port.hpp"
+#include "runtime/graph.hpp"
 
 #include <tideline/engine/job.hpp>
 #include <tideline/engine/operator.hpp>
+#include <tideline/engine/status.hpp>
 #include <tideline/observe/tap.hpp>
 
 #include <atomic>
@@ -19,83 +34,20 @@ class Coordinator;
 struct RunLocks;
 } // namespace checkpoint
 
-class Runtime
+class Runtime final : public checkpoint::RuntimePort
 {
 public:
-    struct Target
-    {
-        int node;
-        int input; ///< input port index at the target
-        int slot;  ///< index into the target's inbound edge list
-    };
-    struct PortRoute
-    {
-        PortRole role = PortRole::Data;
-        std::vector<Target> targets;
-        /// A partition-task source's port: per partition, the instances of that partition's
-        /// task (records go to byPartition[record.partition], in addition to `targets`).
-        std::vector<std::vector<Target>> byPartition;
-    };
-    struct Inbound
-    {
-        int fromNode;
-        int input;
-        Timestamp watermark = kMinTime;
-        bool idle = false;
-    };
-    struct Node
-    {
-        /// Runtime id: the spec id, or "<spec id>#p<N>" for partition N's instance of a node
-        /// that runs as partition tasks (state, checkpoints and logs use it).
-        std::string id;
-        const NodeSpec *spec = nullptr;
-        int logical = -1;           ///< index of the spec node (itself for spec nodes)
-        int taskPartition = -1;     ///< instance of partition N's task (-1: not an instance)
-        int section = -1;           ///< index into tasks() for templates and instances
-        bool isTemplate = false;    ///< a spec node run as instances: no operator of its own
-        std::vector<int> instances; ///< template: instance node per partition
-        // Instances of a `watermark` node in a task: the watermark the operator made from its
-        // partition (ownW, ownIdle); the runtime merges them across the member's partitions
-        // by minimum and sends the merge on (see partition_tasks.cpp).
-        bool mergedWatermark = false;
-        Timestamp ownW = kMinTime;
-        bool ownIdle = false;
-        const NodeKind *kind = nullptr;
-        std::unique_ptr<Operator> op;
-        SourceOperator *source = nullptr;
-        std::vector<PortRoute> outputs;
-        std::vector<Inbound> inbound;
-        int latePort = -1;
-        int errorsPort = -1;
-        Timestamp combinedIn = kMinTime; ///< min over non-idle inbound watermarks
-        Timestamp outW = kMinTime;
-        bool outIdle = false;
-        bool sourceFinished = false;
-        int upstreamPartitions = 1;
-        /// The nearest upstream source when every input leads to the same one, else null.
-        const SourceOperator *upstreamSource = nullptr;
-        observe::NodeMetrics metrics;
-        /// Record tap (null = untapped: one pointer check per record, see observe/tap.hpp).
-        std::unique_ptr<observe::TapCallback> tap;
-        observe::TapFilter tapFilter;
-    };
-
-    /// The nodes after one partition-task source, run as one instance per partition.
-    struct TaskSection
-    {
-        int source = -1;
-        int partitions = 0;
-        std::vector<int> templates;            ///< spec nodes of the section, topological order
-        std::vector<char> owned;               ///< per partition: assigned to this process now
-        std::vector<std::int64_t> suspendedAt; ///< per partition: handover checkpoint id kept
-        std::unique_ptr<PartitionTaskHost> host;
-    };
+    using Target = graph::Target;
+    using PortRoute = graph::PortRoute;
+    using Inbound = graph::Inbound;
+    using Node = graph::Node;
+    using TaskSection = graph::TaskSection;
 
     Runtime(const PipelineSpec &spec, JobOptions options);
     ~Runtime();
 
-    /// Builds operators in topological order. Returns "" or an error naming the node.
-    std::string compile();
+    /// Builds operators in topological order. Fails naming the node.
+    [[nodiscard]] Status compile();
 
     Job::Status runFor(std::int64_t maxRecords);
     void requestStop() { m_stop.store(true, std::memory_order_relaxed); }
@@ -125,48 +77,52 @@ public:
     void publish(bool final);
     observe::MetricsSnapshot snapshot() const;
 
-    const PipelineSpec &spec() const { return m_spec; }
+    const PipelineSpec &spec() const override { return m_spec; }
+    /// The nodes, mutable: for the state backend (state/state_backend.cpp: configureNodeState)
+    /// and for tests that reach into operators until they have a harness of their own. The
+    /// checkpoint module goes through checkpoint::RuntimePort instead.
     std::vector<Node> &nodes() { return m_nodes; }
-    std::vector<TaskSection> &tasks() { return m_tasks; }
-    bool hasPartitionTasks() const { return !m_tasks.empty(); }
     /// Recreates an instance's operator empty (partition moved away, or about to be restored)
-    /// and resets its watermarks and figures. "" or the error.
-    std::string resetInstance(int node);
-    /// After instances were restored or ownership changed: recompute the merged watermarks
-    /// and idleness of the section's watermark nodes.
-    void refreshSection(int section);
-    /// After a restore set a node's output watermark directly: tell the nodes after it.
-    void republishWatermark(int node);
+    /// and resets its watermarks and figures.
+    [[nodiscard]] Status resetInstance(int node) override;
     /// Set by the state backend: configures one (re)created operator's keyed state.
     std::function<std::string(Node &)> configureNodeState;
-    const std::vector<int> &topoOrder() const { return m_order; }
-    Clock &clock() { return *m_clock; }
-    const JobOptions &options() const { return m_options; }
+    const std::vector<int> &topoOrder() const override { return m_order; }
+    Clock &clock() override { return *m_clock; }
+    const JobOptions &options() const override { return m_options; }
     std::string failure() const;
     void fail(const std::string &message);
-    std::int64_t recordsRead() const { return m_recordsRead; }
-
-    /// Hook for checkpointing, called by the loop between records (now = clock time).
-    /// Set by the checkpoint module when settings.checkpoint is present.
-    std::function<void(std::int64_t nowMs)> onLoopTick;
-    /// Called when the run stops (finished or stopped), before sinks are finished.
-    std::function<void(Job::Status)> onBeforeFinish;
+    std::int64_t recordsRead() const override { return m_recordsRead; }
 
     // --- Checkpoint wiring (engine/src/checkpoint) ---
     /// Locks the checkpoint folder for this run (before compile(): no operator has opened).
-    [[nodiscard]] std::string lockCheckpoints();
-    /// Creates the checkpoint coordinator and restores state (after compile()). "" or error.
-    [[nodiscard]] std::string initCheckpoints();
+    [[nodiscard]] Status lockCheckpoints();
+    /// Creates the checkpoint coordinator and restores state (after compile()).
+    [[nodiscard]] Status initCheckpoints();
     checkpoint::Coordinator *checkpoints() { return m_checkpoints.get(); }
     /// Closes every operator and opens it again empty, with the nodes' watermarks, idleness
     /// and figures reset: a restore that must start over from an earlier checkpoint. The
-    /// state backend's configureNodeState is not re-applied here. "" or the error.
-    [[nodiscard]] std::string reopenOperators();
-    /// Re-derives a node's combined input watermark (after a restore) and tells its operator.
-    void primeWatermark(int node) { recomputeCombined(node); }
-    void setRecordsRead(std::int64_t n) { m_recordsRead = n; }
+    /// state backend's configureNodeState is not re-applied here.
+    [[nodiscard]] Status reopenOperators() override;
+    void setRecordsRead(std::int64_t n) override { m_recordsRead = n; }
     /// Publishes a checkpoint outcome (lastCheckpoint + bounded history); any thread.
-    void recordCheckpoint(const observe::CheckpointInfo &info, std::size_t historyLimit);
+    void recordCheckpoint(const observe::CheckpointInfo &info, std::size_t historyLimit) override;
+
+    // --- The rest of checkpoint::RuntimePort (checkpoint_port.cpp) ---
+    void log(const std::string &line) const override;
+    int nodeCount() const override { return static_cast<int>(m_nodes.size()); }
+    checkpoint::NodeInfo nodeInfo(int node) const override;
+    Operator &op(int node) override { return *m_nodes[static_cast<std::size_t>(node)].op; }
+    void captureNode(int node, checkpoint::NodeEntry &e) const override;
+    void restoreNode(int node, const checkpoint::NodeEntry &e) override;
+    void primeWatermarks(const std::vector<int> &fresh) override;
+    void primeInstances(const std::vector<int> &instances) override;
+    [[nodiscard]] Status configureState(const std::string &checkpointDir) override;
+    void logSpillSummary() override;
+    int sectionCount() const override { return static_cast<int>(m_tasks.size()); }
+    checkpoint::SectionInfo section(int s) const override;
+    int instance(int templ, int p) const override;
+    std::map<int, std::int64_t> taskPositions(int section) const override;
     /// Restarts taken after RecoverableErrors (recoverable.hpp) in this run.
     int restarts() const { return m_restarts; }
 
@@ -180,24 +136,33 @@ private:
     {
         int from, fromPort, to, toPort;
     };
-    /// The spec's edges as node and port indexes. "" or an error naming the edge.
-    std::string resolveEdges(std::vector<ResolvedEdge> &out) const;
+    /// The spec's edges as node and port indexes. Fails naming the edge.
+    [[nodiscard]] Status resolveEdges(std::vector<ResolvedEdge> &out) const;
     void addEdge(int from, int fromPort, int to, int toPort, int partition);
     /// Topological order of the nodes that run (not templates), stable by index.
-    std::string computeOrder();
-    /// Creates and opens one operator. "" or an error naming the node.
-    std::string makeOperator(int node);
+    [[nodiscard]] Status computeOrder();
+    /// Creates and opens one operator. Fails naming the node.
+    [[nodiscard]] Status makeOperator(int node);
     /// Partition tasks: after the sources opened, replaces the nodes after each
-    /// partition-task source by one instance per partition. "" or an error.
-    std::string expandPartitionTasks(const std::vector<ResolvedEdge> &edges);
+    /// partition-task source by one instance per partition.
+    [[nodiscard]] Status expandPartitionTasks(const std::vector<ResolvedEdge> &edges);
+    /// After instances were restored or ownership changed: recompute the merged watermarks
+    /// and idleness of the section's watermark nodes.
+    void refreshSection(int section);
+    /// After a restore set a node's output watermark directly: tell the nodes after it.
+    void republishWatermark(int node);
     void propagateWatermark(int node, Timestamp w);
+    /// Every watermark of a node back to the start, idleness off (reopenOperators).
+    void clearWatermarks(int node);
+    /// An instance's watermarks back to the start, idle until its partition is owned here.
+    void clearInstanceWatermarks(int node);
     void propagateIdle(int node, bool idle);
     void mergeTaskWatermark(int templ);
     void mergeTaskIdle(int templ);
     void publishTemplate(const Node &templ, observe::NodeMetrics &m) const;
     void appendInboundInputs(const Node &node, std::vector<observe::InputWatermark> &out) const;
-    /// Creates and opens every operator (compile, and again after a restart). "" or error.
-    std::string openOperators();
+    /// Creates and opens every operator (compile, and again after a restart).
+    [[nodiscard]] Status openOperators();
     /// After a RecoverableError: recreate the operators and restore the newest complete
     /// checkpoint. False (run fails) without one from this run, or past kMaxRestarts.
     bool restartFromCheckpoint(const std::string &why);
@@ -215,6 +180,9 @@ private:
     void onInboundWatermark(int node, int slot, Timestamp w);
     void recomputeCombined(int node);
     void finishAll();
+    /// The run ends: the coordinator's final checkpoint and savepoint on stop. Throws when the
+    /// savepoint fails (the run fails); a failed final checkpoint is reported as a warning.
+    void finishCheckpoints();
     void tick(std::int64_t now);
 
     PipelineSpec m_spec;
@@ -237,6 +205,8 @@ private:
     std::unique_ptr<observe::WatermarkTapCallback> m_watermarkTap;
 
     std::unique_ptr<checkpoint::Coordinator> m_checkpoints;
+    /// The coordinator's init() succeeded: the loop ticks it and it takes the final checkpoint.
+    bool m_checkpointsLive = false;
     /// The checkpoint folder's locks, held for the whole run (restarts included).
     std::unique_ptr<checkpoint::RunLocks> m_runLocks;
     std::atomic<std::int64_t> m_checkpointsCompleted{0};
