@@ -12,36 +12,7 @@
 
 namespace tideline {
 
-// --- Output: thin forwarding to the runtime (kept inline-cheap) ---
-
-void Output::emit(int port, Record &&record)
-{
-    m_rt->emit(m_node, port, std::move(record));
-}
-void Output::emitLate(std::string_view reason, Record &&record, Timestamp watermark)
-{
-    m_rt->emitWrapped(m_node, PortRole::Late, reason, std::move(record), watermark, {}, {});
-}
-void Output::emitError(std::string_view reason,
-                       Record &&record,
-                       Timestamp watermark,
-                       std::string_view raw,
-                       std::string_view where)
-{
-    m_rt->emitWrapped(m_node, PortRole::Errors, reason, std::move(record), watermark, raw, where);
-}
-void Output::emitWatermark(Timestamp w)
-{
-    m_rt->emitWatermark(m_node, w);
-}
-void Output::emitIdle(bool idle)
-{
-    m_rt->emitIdle(m_node, idle);
-}
-bool Output::connected(int port) const
-{
-    return m_rt->connected(m_node, port);
-}
+// Output (operator.hpp) forwards to the Runtime through OutputTarget.
 
 // --- Runtime ---
 
@@ -819,6 +790,7 @@ void Runtime::publish(bool final)
     s.takenAtMs = now;
     s.startedAtMs = m_startMs;
     s.recordsRead = m_recordsRead;
+    s.restarts = m_restarts;
     double secs = static_cast<double>(now - m_startMs) / 1000.0;
     s.eventsPerSecond = secs > 0 ? static_cast<double>(m_recordsRead) / secs : 0;
     s.nodes.reserve(m_spec.nodes.size());
@@ -840,6 +812,8 @@ void Runtime::publish(bool final)
             m.watermark = w;
         if (m.inputs.empty() && !node.kind->isSource && node.kind->kind != "watermark")
             appendInboundInputs(node, m.inputs);
+        if (node.source)
+            m.partitions = node.source->partitions();
         if (node.op)
             node.op->reportMetrics(m);
         s.nodes.push_back(std::move(m));
