@@ -7,12 +7,12 @@
 // watermark is W = maxTs - d - 1, and a window [s, e) fires when W >= e - 1.
 
 #include "operators/window/key_codec.hpp"
-#include "runtime/runtime.hpp"
 #include "state/state_backend.hpp"
 
 #include <tideline/engine/job.hpp>
 #include <tideline/engine/spec.hpp>
 #include <tideline/engine/state_io.hpp>
+#include <tideline/engine/testing/operator_harness.hpp>
 #include <tideline/engine/time.hpp>
 #include <tideline/engine/validate.hpp>
 
@@ -26,6 +26,8 @@
 #include <unistd.h>
 
 using namespace tideline;
+using testing::Emitted;
+using testing::OperatorHarness;
 
 namespace {
 
@@ -153,6 +155,45 @@ private:
         r.out = readLines(path("out_" + tag + ".jsonl"));
         r.late = readLines(path("late_" + tag + ".jsonl"));
         return r;
+    }
+
+    // What the window of pipelineJson() receives, per input line: the watermark node's output
+    // (records with event time, watermarks), from a harness of the same watermark node.
+    static std::vector<std::vector<Emitted>> windowEvents(const std::vector<std::string> &input,
+                                                          int delay)
+    {
+        std::string error;
+        auto wm = OperatorHarness::create(
+            {"wm", "watermark", {{"time_field", "t"}, {"max_out_of_orderness_ms", delay}}, {}}, {},
+            error);
+        if (!wm)
+            qFatal("%s", error.c_str());
+        std::vector<std::vector<Emitted>> events;
+        for (const auto &line : input) {
+            wm->processRecord(OperatorHarness::record(line));
+            events.push_back(wm->takeEmitted());
+        }
+        return events;
+    }
+
+    /// The window node `win` alone; spillMb > 0: settings.state "rocksdb" with that budget.
+    static std::unique_ptr<OperatorHarness> windowHarness(const Json &params, double spillMb = 0)
+    {
+        testing::HarnessOptions o;
+        o.spillMemoryMb = spillMb;
+        std::string error;
+        auto h = OperatorHarness::create({"win", "window", params, {}}, o, error);
+        if (!h)
+            qFatal("%s", error.c_str());
+        return h;
+    }
+
+    static QStringList q(const std::vector<std::string> &lines)
+    {
+        QStringList out;
+        for (const auto &l : lines)
+            out << QString::fromStdString(l);
+        return out;
     }
 
     static std::vector<Diagnostic> windowDiagnostics(const Json &windowParams)
@@ -614,51 +655,45 @@ private slots:
                             + "}");
         }
         const int split = 173;
+        const auto events = windowEvents(input, 5);
 
-        // A: the whole input in one job, state snapshotted after `split` records.
-        std::string tagA, error;
-        auto jobA = makeJob(input, windowParams, 5, tagA, error);
-        QVERIFY2(jobA, error.c_str());
-        QCOMPARE(jobA->runFor(split), Job::Status::Running);
-        jobA->publishMetrics();
-        const auto mid = jobA->snapshot();
-        QCOMPARE(mid.node("wm")->recordsIn, split);
-        const std::int64_t outBefore = mid.node("win")->recordsOut;
-        const std::int64_t lateBefore = mid.node("win")->late;
-        QVERIFY(mid.node("win")->stateEntries > 0);
-        Runtime &rtA = jobA->runtime();
-        const int winIndex = rtA.spec().nodeIndex("win");
-        Operator &winA = *rtA.nodes()[static_cast<std::size_t>(winIndex)].op;
-        StateWriter w;
-        winA.snapshotState(w);
-        const std::string state = w.take();
-        const std::string fingerprint = winA.stateFingerprint();
-        QCOMPARE(jobA->run(), Job::Status::Finished);
-        jobA->publishMetrics();
-        const auto endA = jobA->snapshot();
-        const QStringList outA = readLines(path("out_" + tagA + ".jsonl"));
-        const QStringList lateA = readLines(path("late_" + tagA + ".jsonl"));
+        // A: the whole input through one window, state snapshotted after `split` records.
+        auto a = windowHarness(windowParams);
+        for (int i = 0; i < split; ++i)
+            a->replay(events[static_cast<std::size_t>(i)]);
+        QCOMPARE(a->metrics().recordsIn, split);
+        const std::size_t outBefore = a->lines().size();
+        const std::size_t lateBefore = a->lines(Emitted::Type::Late).size();
+        const std::size_t wmBefore = a->watermarks().size();
+        QVERIFY(a->metrics().stateEntries > 0);
+        const testing::OperatorSnapshot snap = a->snapshot();
+        for (std::size_t i = split; i < events.size(); ++i)
+            a->replay(events[i]);
+        a->finish();
 
-        // B: a fresh job over the rest of the input, window state restored before it runs.
-        std::vector<std::string> rest(input.begin() + split, input.end());
-        std::string tagB;
-        auto jobB = makeJob(rest, windowParams, 5, tagB, error);
-        QVERIFY2(jobB, error.c_str());
-        Operator &winB = *jobB->runtime().nodes()[static_cast<std::size_t>(winIndex)].op;
-        QCOMPARE(winB.stateFingerprint(), fingerprint);
-        StateReader reader(state);
-        winB.restoreState(reader);
-        QVERIFY(reader.atEnd());
-        QCOMPARE(jobB->run(), Job::Status::Finished);
-        const QStringList outB = readLines(path("out_" + tagB + ".jsonl"));
-        const QStringList lateB = readLines(path("late_" + tagB + ".jsonl"));
+        // B: a fresh window over the rest, the state restored first (kind, fingerprint and
+        // every byte read are checked).
+        auto b = windowHarness(windowParams);
+        const std::string err = b->restore(snap);
+        QVERIFY2(err.empty(), err.c_str());
+        for (std::size_t i = split; i < events.size(); ++i)
+            b->replay(events[i]);
+        b->finish();
 
+        const auto outA = a->lines(), lateA = a->lines(Emitted::Type::Late);
         QVERIFY(outA.size() > outBefore);
-        QCOMPARE(outB, outA.mid(static_cast<int>(outBefore)));
-        QCOMPARE(lateB, lateA.mid(static_cast<int>(lateBefore)));
-        QVERIFY(endA.node("win")->late > 0); // the input does exercise lateness
+        QCOMPARE(b->lines(), std::vector<std::string>(outA.begin() + outBefore, outA.end()));
+        QCOMPARE(b->lines(Emitted::Type::Late),
+                 std::vector<std::string>(lateA.begin() + lateBefore, lateA.end()));
+        const auto wA = a->watermarks();
+        QCOMPARE(b->watermarks(), std::vector<Timestamp>(wA.begin() + wmBefore, wA.end()));
+        QVERIFY(a->metrics().late > 0); // the input does exercise lateness
         if (windowParams.value("allowed_lateness_ms", 0) > 0)
-            QVERIFY(outA.filter(R"("emit":"update")").size() > 0); // and updates
+            QVERIFY(std::count_if(outA.begin(), outA.end(),
+                                  [](const std::string &l) {
+                                      return l.find(R"("emit":"update")") != std::string::npos;
+                                  })
+                    > 0); // and updates
     }
 
     // --- settings.state "rocksdb" ---
@@ -689,14 +724,26 @@ private slots:
         return total;
     }
 
-    static state::StatefulOperator &stateful(Job &job)
+    static state::SpillStats spillStats(OperatorHarness &h)
     {
-        const int idx = job.runtime().spec().nodeIndex("win");
-        auto *op = dynamic_cast<state::StatefulOperator *>(
-            job.runtime().nodes()[static_cast<std::size_t>(idx)].op.get());
+        auto *op = dynamic_cast<state::StatefulOperator *>(&h.op());
         if (op == nullptr)
             qFatal("the window operator does not implement StatefulOperator");
-        return *op;
+        return op->spillStats();
+    }
+
+    // "node `win`: P spill pass(es), up to N state entries on disk, R read back": {N, R}.
+    static std::pair<std::int64_t, std::int64_t> spillSummary(const std::vector<std::string> &log)
+    {
+        for (const auto &l : log)
+            if (auto at = l.find(" spill pass(es), up to ");
+                l.rfind("node `win`: ", 0) == 0 && at != std::string::npos) {
+                std::size_t end = 0;
+                const std::int64_t peak = std::stoll(l.substr(at + 23), &end);
+                const auto back = l.find(", ", at + 23 + end);
+                return {peak, std::stoll(l.substr(back + 2))};
+            }
+        return {-1, -1};
     }
 
     void spillMatchesMemory_data()
@@ -743,21 +790,33 @@ private slots:
         QVERIFY2(std::filesystem::is_directory(workDir), workDir.c_str());
         // Part way through: entries are on disk, in SST files of the node's store.
         QCOMPARE(job->runFor(16000), Job::Status::Running);
-        const state::SpillStats mid = stateful(*job).spillStats();
-        QVERIFY2(mid.entriesSpilled > 200, qPrintable(QString::number(mid.entriesSpilled)));
-        QVERIFY(mid.entriesInMemory < mid.entriesSpilled);
-        // The same figure reaches the metrics (and `state_spilled` in --metrics lines).
         job->publishMetrics();
-        QCOMPARE(job->snapshot().node("win")->stateSpilled, mid.entriesSpilled);
+        const std::int64_t midSpilled = job->snapshot().node("win")->stateSpilled;
+        QVERIFY2(midSpilled > 200, qPrintable(QString::number(midSpilled)));
         QVERIFY2(sstBytes(workDir) > 0, "no SST file in the state store");
         QCOMPARE(job->run(), Job::Status::Finished);
-        const state::SpillStats end = stateful(*job).spillStats();
-        QVERIFY(end.readBacks > 0);
-        QVERIFY(end.peakEntriesSpilled >= mid.entriesSpilled);
-        bool summary = false;
-        for (const auto &l : log)
-            summary = summary || l.find("state entries on disk") != std::string::npos;
-        QVERIFY(summary);
+        // The end-of-run line: the peak on disk and what was read back.
+        const auto [peak, readBacks] = spillSummary(log);
+        QVERIFY2(peak >= midSpilled && readBacks > 0,
+                 qPrintable(QString("peak %1, read back %2").arg(peak).arg(readBacks)));
+
+        // The same window and budget in a harness, stopped at the same record: the operator's
+        // own figures (spilled vs in memory) agree with the job's metric, and so does its output.
+        const auto events = windowEvents(input, 30);
+        auto h = windowHarness(windowParams, 0.02);
+        for (std::size_t i = 0; i < 16000; ++i)
+            h->replay(events[i]);
+        const state::SpillStats mid = spillStats(*h);
+        QCOMPARE(mid.entriesSpilled, midSpilled);
+        QCOMPARE(h->metrics().stateSpilled, midSpilled);
+        QVERIFY(mid.entriesInMemory < mid.entriesSpilled);
+        for (std::size_t i = 16000; i < events.size(); ++i)
+            h->replay(events[i]);
+        h->finish();
+        const state::SpillStats end = spillStats(*h);
+        QCOMPARE(end.peakEntriesSpilled, peak);
+        QCOMPARE(end.readBacks, readBacks);
+        QCOMPARE(q(h->lines()), mem.out);
 
         const QStringList out = readLines(path("out_" + tag + ".jsonl"));
         const QStringList late = readLines(path("late_" + tag + ".jsonl"));
@@ -782,36 +841,38 @@ private slots:
         const int split = 7000;
         const Json settings = {{"state", "rocksdb"}, {"state_memory_mb", 0.02}};
 
-        std::string tagA, error;
-        auto jobA = makeJob(input, windowParams, 30, tagA, error, settings);
-        QVERIFY2(jobA, error.c_str());
-        QCOMPARE(jobA->runFor(split), Job::Status::Running);
-        jobA->publishMetrics();
-        const std::int64_t outBefore = jobA->snapshot().node("win")->recordsOut;
-        const std::int64_t lateBefore = jobA->snapshot().node("win")->late;
-        QVERIFY(stateful(*jobA).spillStats().entriesSpilled > 500);
-        const int idx = jobA->runtime().spec().nodeIndex("win");
-        Operator &winA = *jobA->runtime().nodes()[static_cast<std::size_t>(idx)].op;
-        StateWriter w;
-        winA.snapshotState(w);
-        QVERIFY(w.hasDeferred());
-        QCOMPARE(jobA->runFor(1000), Job::Status::Running); // the loop goes on meanwhile
-        const std::string state = w.take();
-        QCOMPARE(jobA->run(), Job::Status::Finished);
-        const QStringList outA = readLines(path("out_" + tagA + ".jsonl"));
-        const QStringList lateA = readLines(path("late_" + tagA + ".jsonl"));
+        const auto events = windowEvents(input, 30);
 
-        std::vector<std::string> rest(input.begin() + split, input.end());
-        std::string tagB;
-        auto jobB = makeJob(rest, windowParams, 30, tagB, error); // memory mode
-        QVERIFY2(jobB, error.c_str());
-        StateReader reader(state);
-        jobB->runtime().nodes()[static_cast<std::size_t>(idx)].op->restoreState(reader);
-        QVERIFY(reader.atEnd());
-        QCOMPARE(jobB->run(), Job::Status::Finished);
-        QCOMPARE(readLines(path("out_" + tagB + ".jsonl")), outA.mid(static_cast<int>(outBefore)));
-        QCOMPARE(readLines(path("late_" + tagB + ".jsonl")),
-                 lateA.mid(static_cast<int>(lateBefore)));
+        auto a = windowHarness(windowParams, 0.02);
+        for (int i = 0; i < split; ++i)
+            a->replay(events[static_cast<std::size_t>(i)]);
+        const std::size_t outBefore = a->lines().size();
+        const std::size_t lateBefore = a->lines(Emitted::Type::Late).size();
+        QVERIFY(spillStats(*a).entriesSpilled > 500);
+        StateWriter w;
+        testing::OperatorSnapshot snap = a->snapshotInto(w);
+        QVERIFY(w.hasDeferred());
+        for (int i = split; i < split + 1000; ++i) // the loop goes on meanwhile
+            a->replay(events[static_cast<std::size_t>(i)]);
+        snap.state = w.take();
+        for (std::size_t i = split + 1000; i < events.size(); ++i)
+            a->replay(events[i]);
+        a->finish();
+        const auto outA = a->lines(), lateA = a->lines(Emitted::Type::Late);
+
+        auto b = windowHarness(windowParams); // memory mode
+        const std::string err = b->restore(snap);
+        QVERIFY2(err.empty(), err.c_str());
+        for (std::size_t i = split; i < events.size(); ++i)
+            b->replay(events[i]);
+        b->finish();
+        QCOMPARE(b->lines(), std::vector<std::string>(outA.begin() + outBefore, outA.end()));
+        QCOMPARE(b->lines(Emitted::Type::Late),
+                 std::vector<std::string>(lateA.begin() + lateBefore, lateA.end()));
+        // And the whole spilled run equals the job in memory mode.
+        const RunResult mem = run(input, windowParams, 30);
+        RUN_OK(mem);
+        QCOMPARE(q(outA), mem.out);
     }
 
     // Checkpoints written before the compact state format (version 1: fixed-width keys and
@@ -820,12 +881,8 @@ private slots:
     {
         const Json params = Json::parse(R"({"type":"tumbling","size_ms":10,"key":["user"],
             "aggregates":[{"op":"count","as":"n"},{"op":"sum","field":"v","as":"s"}]})");
-        std::string tag, error;
-        auto job = makeJob({R"({"t":5,"user":"u1","v":1})", R"({"t":100,"user":"u1","v":1})"},
-                           params, 0, tag, error);
-        QVERIFY2(job, error.c_str());
-        const int idx = job->runtime().spec().nodeIndex("win");
-        Operator &op = *job->runtime().nodes()[static_cast<std::size_t>(idx)].op;
+        auto h = windowHarness(params);
+        Operator &op = h->op();
         Record keyRecord;
         keyRecord.append("user", Value::string("u1"));
         std::string key;
@@ -844,12 +901,19 @@ private slots:
         // count: n=3; sum: n=3, a double part 2.5 (fixed width: n, i, d, dbl flag).
         w.i64(3), w.i64(0), w.f64(0), w.u8(0);
         w.i64(3), w.i64(0), w.f64(2.5), w.u8(1);
-        const std::string state = w.take();
-        StateReader r(state);
-        op.restoreState(r);
-        QVERIFY(r.atEnd());
-        QCOMPARE(job->run(), Job::Status::Finished);
-        const QStringList out = readLines(path("out_" + tag + ".jsonl"));
+        testing::OperatorSnapshot snap;
+        snap.kind = "window";
+        snap.fingerprint = op.stateFingerprint();
+        snap.state = w.take();
+        snap.inputWatermarks = {kMinTime};
+        snap.inputIdle = {0};
+        const std::string err = h->restore(snap); // every byte read
+        QVERIFY2(err.empty(), err.c_str());
+        for (const auto &e :
+             windowEvents({R"({"t":5,"user":"u1","v":1})", R"({"t":100,"user":"u1","v":1})"}, 0))
+            h->replay(e);
+        h->finish();
+        const QStringList out = q(h->lines());
         QCOMPARE(out.size(), 2);
         QCOMPARE(out[0], QString(R"({"user":"u1","window_start":0,"window_end":10,"n":4,"s":3.5,)"
                                  R"("emit":"final"})"));
@@ -860,21 +924,18 @@ private slots:
     {
         const Json a = {{"type", "tumbling"}, {"size_ms", 10}, {"aggregates", {{{"op", "count"}}}}};
         const Json b = {{"type", "tumbling"}, {"size_ms", 20}, {"aggregates", {{{"op", "count"}}}}};
-        std::string tag, error;
-        auto jobA = makeJob({R"({"t":1})"}, a, 100, tag, error);
-        QVERIFY2(jobA, error.c_str());
-        QCOMPARE(jobA->runFor(1), Job::Status::Running);
-        const int idx = jobA->runtime().spec().nodeIndex("win");
-        StateWriter w;
-        jobA->runtime().nodes()[static_cast<std::size_t>(idx)].op->snapshotState(w);
-        auto jobB = makeJob({R"({"t":1})"}, b, 100, tag, error);
-        QVERIFY2(jobB, error.c_str());
-        Operator &opB = *jobB->runtime().nodes()[static_cast<std::size_t>(idx)].op;
-        QVERIFY(opB.stateFingerprint()
-                != jobA->runtime().nodes()[static_cast<std::size_t>(idx)].op->stateFingerprint());
-        StateReader reader(w.data());
+        auto ha = windowHarness(a);
+        ha->replay(windowEvents({R"({"t":1})"}, 100).front());
+        const testing::OperatorSnapshot snap = ha->snapshot();
+        auto hb = windowHarness(b);
+        QVERIFY(hb->op().stateFingerprint() != ha->op().stateFingerprint());
+        // Refused before the operator sees it, as a checkpoint restore refuses it...
+        const std::string err = hb->restore(snap);
+        QVERIFY2(err.find("node `win`: incompatible") == 0, err.c_str());
+        // ...and by the operator itself when handed the bytes anyway.
+        StateReader reader(snap.state);
         try {
-            opB.restoreState(reader);
+            hb->op().restoreState(reader);
             QFAIL("restoreState accepted state of a 10 ms window into a 20 ms window");
         } catch (const ConfigError &e) {
             QVERIFY2(std::string(e.what()).find("`win`") != std::string::npos, e.what());

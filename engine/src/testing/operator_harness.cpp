@@ -319,19 +319,25 @@ observe::NodeMetrics OperatorHarness::metrics() const
     return m;
 }
 
-OperatorSnapshot OperatorHarness::snapshot() const
+OperatorSnapshot OperatorHarness::snapshotInto(StateWriter &writer) const
 {
     OperatorSnapshot s;
     s.kind = m_spec.kind;
     s.fingerprint = m_op->stateFingerprint();
-    StateWriter w;
-    m_op->snapshotState(w);
-    s.state = w.take();
+    m_op->snapshotState(writer);
     s.inputWatermarks = m_inW;
     s.inputIdle = m_inIdle;
     s.combinedIn = m_combinedIn;
     s.outputWatermark = m_outW;
     s.outputIdle = m_outIdle;
+    return s;
+}
+
+OperatorSnapshot OperatorHarness::snapshot() const
+{
+    StateWriter w;
+    OperatorSnapshot s = snapshotInto(w);
+    s.state = w.take();
     return s;
 }
 

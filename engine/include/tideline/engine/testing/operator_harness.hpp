@@ -155,6 +155,9 @@ public:
     /// snapshotState() now, deferred parts run at once (a checkpoint writer would run them
     /// later: call op().snapshotState() directly to test that).
     OperatorSnapshot snapshot() const;
+    /// A snapshot whose state is written into `writer` with its deferred parts left to run
+    /// later (as the checkpoint writer thread runs them): set .state = writer.take() when done.
+    OperatorSnapshot snapshotInto(StateWriter &writer) const;
     /// Restores a snapshot into this instance (create it fresh first), checking as a
     /// checkpoint restore does: same kind, same state fingerprint, and the operator read the
     /// state without running short; here also that it read every byte. "" or the reason.
