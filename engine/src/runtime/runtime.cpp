@@ -963,9 +963,5 @@ const PipelineSpec &Job::spec() const
 {
     return m_rt->spec();
 }
-Runtime &Job::runtime()
-{
-    return *m_rt;
-}
 
 } // namespace tideline
