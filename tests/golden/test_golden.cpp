@@ -1,6 +1,6 @@
 // Golden pipeline tests: each folder under tests/golden/ is one case (README.md). The case is
 // copied into a temp folder, loaded, validated (no errors) and run to the end with a
-// ManualClock; then every sink.file's output must equal expected/<file name> byte for byte,
+// ManualClock; then every sink.file's output must equal expected/<sink id>.jsonl byte for byte,
 // every file under expected/ must be some sink's output (or metrics.json), and the figures in
 // expected/metrics.json must equal the run's final metrics.
 //
@@ -113,7 +113,8 @@ private slots:
             if (n.kind != "sink.file")
                 continue;
             const std::string rel = n.params.at("path").get<std::string>();
-            const std::string name = fs::path(rel).filename().string();
+            // Named like `tideline-run --expect DIR` names them: <sink id>.jsonl.
+            const std::string name = n.id + ".jsonl";
             const std::string actual = testing::readFile(tmp.file(rel));
             compared.insert(name);
             if (update) {
