@@ -6,6 +6,7 @@
 
 #include "../support/test_support.hpp"
 #include "checkpoint/coordinator.hpp"
+#include "fixture_outputs.hpp"
 #include "pipeline_fixture.hpp"
 #include "table_dump.hpp"
 
@@ -24,24 +25,6 @@
 namespace tideline::cptest {
 
 namespace fs = std::filesystem;
-
-struct Outputs
-{
-    std::map<std::string, std::vector<std::string>> files; ///< sorted lines per file
-    std::map<std::string, std::string> table;
-};
-
-inline Outputs collect(const std::string &dir)
-{
-    Outputs o;
-    for (const char *f : kFixtureOutputs) {
-        auto lines = tideline::testing::readLines(dir + "/" + f);
-        std::sort(lines.begin(), lines.end());
-        o.files[f] = std::move(lines);
-    }
-    o.table = dumpTable(dir + "/out/table");
-    return o;
-}
 
 inline void compareOutputs(const Outputs &got, const Outputs &want)
 {

@@ -12,6 +12,7 @@
 
 #include "../support/test_support.hpp"
 #include "checkpoint/coordinator.hpp"
+#include "fixture_outputs.hpp"
 #include "pipeline_fixture.hpp"
 #include "table_dump.hpp"
 
@@ -37,24 +38,6 @@ namespace fs = std::filesystem;
 namespace {
 
 const QString kRunner = QStringLiteral(TIDELINE_BINARY_DIR "/app/runner/tideline-run");
-
-struct Outputs
-{
-    std::map<std::string, std::vector<std::string>> files;
-    std::map<std::string, std::string> table;
-};
-
-Outputs collect(const std::string &dir)
-{
-    Outputs o;
-    for (const char *f : kFixtureOutputs) {
-        auto lines = tideline::testing::readLines(dir + "/" + f);
-        std::sort(lines.begin(), lines.end());
-        o.files[f] = std::move(lines);
-    }
-    o.table = dumpTable(dir + "/out/table");
-    return o;
-}
 
 /// "" when equal, else a description of what was lost / duplicated.
 std::string diffOutputs(const Outputs &got, const Outputs &want)

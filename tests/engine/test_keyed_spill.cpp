@@ -1,17 +1,19 @@
 // Dedup and join under settings.state "rocksdb" with a tiny budget (20 KB): their keyed state
-// spills (the metrics and the end-of-run log line say so, and entries are read back), and
-// everything observable is what the same pipeline does with "memory": the outputs and late
-// records line by line, and the state snapshot byte for byte at the same point of the input
-// (the snapshot layout does not depend on where the state lives). A dedup snapshot taken in
-// memory also restores into a spilling job, which spills as it loads and goes on identically.
+// spills (the metrics say so, and entries are read back), and everything observable is what the
+// same node does in memory: the outputs and late records line by line, and the state snapshot
+// byte for byte at the same point of the input (the snapshot layout does not depend on where the
+// state lives). A dedup snapshot taken in memory also restores into a spilling instance, which
+// spills as it loads and goes on identically. The nodes run in testing::OperatorHarness, fed
+// what the pipelines' watermark node emits; one job per operator checks the same end to end
+// (outputs equal, the end-of-run spill line).
 
-#include "runtime/runtime.hpp"
 #include "state/state_backend.hpp"
 #include "test_support.hpp"
 
 #include <tideline/engine/job.hpp>
 #include <tideline/engine/spec.hpp>
 #include <tideline/engine/state_io.hpp>
+#include <tideline/engine/testing/operator_harness.hpp>
 #include <tideline/engine/time.hpp>
 
 #include <QtTest>
@@ -19,6 +21,8 @@
 #include <algorithm>
 
 using namespace tideline;
+using tideline::testing::Emitted;
+using tideline::testing::OperatorHarness;
 using tideline::testing::readLines;
 
 namespace {
@@ -47,6 +51,76 @@ std::vector<std::string> records(int n, int keys, std::uint32_t seed, const char
 }
 
 const Json kSpill = {{"state", "rocksdb"}, {"state_memory_mb", 0.02}};
+constexpr double kSpillMb = 0.02;
+
+const Json kDedupParams = {{"key", Json::array({"k"})}, {"within_ms", 3000}};
+const Json kJoinParams = {{"left_key", Json::array({"k"})},
+                          {"right_key", Json::array({"k"})},
+                          {"lower_ms", -400},
+                          {"upper_ms", 400},
+                          {"type", "left_outer"}};
+
+std::unique_ptr<OperatorHarness>
+harness(const std::string &kind, const Json &params, double spillMb)
+{
+    testing::HarnessOptions options;
+    options.spillMemoryMb = spillMb;
+    std::string error;
+    auto h = OperatorHarness::create({"op", kind, params, {}}, options, error);
+    if (!h)
+        qFatal("%s", error.c_str());
+    return h;
+}
+
+/// Per input line, what the pipelines' watermark node (time_field t, 30 ms) emits.
+std::vector<std::vector<Emitted>> watermarked(const std::vector<std::string> &input)
+{
+    testing::HarnessOptions options;
+    std::string error;
+    auto wm = OperatorHarness::create(
+        {"wm", "watermark", {{"time_field", "t"}, {"max_out_of_orderness_ms", 30}}, {}}, options,
+        error);
+    if (!wm)
+        qFatal("%s", error.c_str());
+    std::vector<std::vector<Emitted>> out;
+    for (const auto &line : input) {
+        wm->processRecord(OperatorHarness::record(line));
+        out.push_back(wm->takeEmitted());
+    }
+    return out;
+}
+
+void feed(OperatorHarness &h, int input, const std::vector<Emitted> &events)
+{
+    for (const auto &e : events) {
+        if (e.type == Emitted::Type::Watermark) {
+            h.processWatermark(input, e.watermark);
+        } else if (e.type == Emitted::Type::Record) {
+            Record copy = e.record;
+            h.processRecord(input, std::move(copy));
+        }
+    }
+}
+
+/// Feeds lines [from, to) of each input, alternating between inputs record by record.
+void feedRange(OperatorHarness &h,
+               const std::vector<std::vector<std::vector<Emitted>>> &inputs,
+               std::size_t from,
+               std::size_t to)
+{
+    for (std::size_t i = from; i < to; ++i)
+        for (std::size_t in = 0; in < inputs.size(); ++in)
+            if (i < inputs[in].size())
+                feed(h, static_cast<int>(in), inputs[in][i]);
+}
+
+state::StatefulOperator &stateful(OperatorHarness &h)
+{
+    auto *s = dynamic_cast<state::StatefulOperator *>(&h.op());
+    if (s == nullptr)
+        qFatal("the operator does not implement StatefulOperator");
+    return *s;
+}
 
 } // namespace
 
@@ -56,231 +130,166 @@ class TestKeyedSpill : public QObject
 
 private:
     tideline::testing::TempDir m_tmp;
-    ManualClock m_clock;
     int m_runs = 0;
 
-    struct Run
+    /// Runs `mem` and `spill` (the same node, memory and rocksdb) side by side: part way the
+    /// spilling one has state on disk and equal state bytes; at the end equal outputs.
+    void compare(OperatorHarness &mem,
+                 OperatorHarness &spill,
+                 const std::vector<std::vector<std::vector<Emitted>>> &inputs,
+                 std::size_t split,
+                 bool expectDeferred)
     {
-        std::unique_ptr<Job> job;
-        std::string tag;
-        std::vector<std::string> log;
-    };
-
-    Json dedupPipeline(const std::string &tag, const Json &settings)
-    {
-        Json j = Json::parse(R"({"format": "tideline/1", "nodes": [], "edges": [
-            {"from": "src.out", "to": "wm.in"}, {"from": "wm.out", "to": "op.in"},
-            {"from": "op.out", "to": "out.in"}, {"from": "op.late", "to": "late.in"}]})");
-        j["name"] = "dedup-spill-" + tag;
-        j["nodes"] = Json::array(
-            {{{"id", "src"}, {"kind", "source.file"}, {"params", {{"path", "in_" + tag}}}},
-             {{"id", "wm"},
-              {"kind", "watermark"},
-              {"params", {{"time_field", "t"}, {"max_out_of_orderness_ms", 30}}}},
-             {{"id", "op"},
-              {"kind", "dedup"},
-              {"params", {{"key", Json::array({"k"})}, {"within_ms", 3000}}}},
-             {{"id", "out"}, {"kind", "sink.file"}, {"params", {{"path", "out_" + tag}}}},
-             {{"id", "late"}, {"kind", "sink.file"}, {"params", {{"path", "late_" + tag}}}}});
-        if (!settings.is_null())
-            j["settings"] = settings;
-        return j;
-    }
-
-    Json joinPipeline(const std::string &tag, const Json &settings)
-    {
-        Json j = Json::parse(R"({"format": "tideline/1", "nodes": [], "edges": [
-            {"from": "ls.out", "to": "lw.in"}, {"from": "rs.out", "to": "rw.in"},
-            {"from": "lw.out", "to": "op.left"}, {"from": "rw.out", "to": "op.right"},
-            {"from": "op.out", "to": "out.in"}, {"from": "op.late", "to": "late.in"}]})");
-        j["name"] = "join-spill-" + tag;
-        const Json wm = {{"time_field", "t"}, {"max_out_of_orderness_ms", 30}};
-        j["nodes"] = Json::array(
-            {{{"id", "ls"}, {"kind", "source.file"}, {"params", {{"path", "left_" + tag}}}},
-             {{"id", "rs"}, {"kind", "source.file"}, {"params", {{"path", "right_" + tag}}}},
-             {{"id", "lw"}, {"kind", "watermark"}, {"params", wm}},
-             {{"id", "rw"}, {"kind", "watermark"}, {"params", wm}},
-             {{"id", "op"},
-              {"kind", "join"},
-              {"params",
-               {{"left_key", Json::array({"k"})},
-                {"right_key", Json::array({"k"})},
-                {"lower_ms", -400},
-                {"upper_ms", 400},
-                {"type", "left_outer"}}}},
-             {{"id", "out"}, {"kind", "sink.file"}, {"params", {{"path", "out_" + tag}}}},
-             {{"id", "late"}, {"kind", "sink.file"}, {"params", {{"path", "late_" + tag}}}}});
-        if (!settings.is_null())
-            j["settings"] = settings;
-        return j;
-    }
-
-    Run start(const Json &pipeline, const std::string &tag)
-    {
-        Run r;
-        r.tag = tag;
-        const LoadResult loaded = loadSpec(pipeline.dump());
-        if (!loaded.ok() || !loaded.spec) {
-            std::string text;
-            for (const auto &d : loaded.diagnostics)
-                text += d.format() + "\n";
-            qFatal("invalid pipeline: %s", text.c_str());
-        }
-        JobOptions options;
-        options.baseDir = m_tmp.path.string();
-        options.clock = &m_clock;
-        auto *log = &r.log;
-        options.log = [log](const std::string &line) {
-            log->push_back(line);
-        };
-        std::string error;
-        r.job = Job::create(*loaded.spec, std::move(options), error);
-        if (!r.job)
-            qFatal("cannot create the job: %s", error.c_str());
-        return r;
-    }
-
-    Run dedupJob(const std::vector<std::string> &input, const Json &settings)
-    {
-        const std::string tag = std::to_string(++m_runs);
-        writeLines(m_tmp.file("in_" + tag), input);
-        return start(dedupPipeline(tag, settings), tag);
-    }
-
-    Run joinJob(const std::vector<std::string> &left,
-                const std::vector<std::string> &right,
-                const Json &settings)
-    {
-        const std::string tag = std::to_string(++m_runs);
-        writeLines(m_tmp.file("left_" + tag), left);
-        writeLines(m_tmp.file("right_" + tag), right);
-        return start(joinPipeline(tag, settings), tag);
-    }
-
-    static Operator &op(Job &job)
-    {
-        const int idx = job.runtime().spec().nodeIndex("op");
-        return *job.runtime().nodes()[static_cast<std::size_t>(idx)].op;
-    }
-    static state::StatefulOperator &stateful(Job &job)
-    {
-        auto *s = dynamic_cast<state::StatefulOperator *>(&op(job));
-        if (s == nullptr)
-            qFatal("the operator does not implement StatefulOperator");
-        return *s;
-    }
-    static std::string snapshot(Job &job)
-    {
-        StateWriter w;
-        op(job).snapshotState(w);
-        return w.take();
-    }
-    std::vector<std::string> lines(const std::string &name) const
-    {
-        return readLines(m_tmp.file(name));
-    }
-
-    /// Runs `mem` and `spill` (the same pipeline, memory and rocksdb) side by side: part way
-    /// the spilling one has state on disk and equal state bytes; at the end equal outputs.
-    void compare(Run &mem, Run &spill, int split, bool expectDeferred)
-    {
-        QCOMPARE(mem.job->runFor(split), Job::Status::Running);
-        QCOMPARE(spill.job->runFor(split), Job::Status::Running);
-        const state::SpillStats mid = stateful(*spill.job).spillStats();
+        feedRange(mem, inputs, 0, split);
+        feedRange(spill, inputs, 0, split);
+        const state::SpillStats mid = stateful(spill).spillStats();
         QVERIFY2(mid.entriesSpilled > 100, qPrintable(QString::number(mid.entriesSpilled)));
         QVERIFY(mid.spillPasses > 0);
-        spill.job->publishMetrics();
-        mem.job->publishMetrics();
-        const observe::MetricsSnapshot sm = spill.job->snapshot(), mm = mem.job->snapshot();
-        const observe::NodeMetrics *m = sm.node("op");
-        QVERIFY(m != nullptr);
-        QCOMPARE(m->stateSpilled, mid.entriesSpilled); // the metrics show it
-        QCOMPARE(m->stateEntries, mm.node("op")->stateEntries);
-        QVERIFY(m->stateBytes < mm.node("op")->stateBytes);
+        const observe::NodeMetrics m = spill.metrics(), mm = mem.metrics();
+        QCOMPARE(m.stateSpilled, mid.entriesSpilled); // the metrics show it
+        QCOMPARE(m.stateEntries, mm.stateEntries);
+        QVERIFY(m.stateBytes < mm.stateBytes);
         // The budget is checked every SpillPolicy::kCheckEvery inserts: memory stays within
         // the budget plus that many entries (here: twice the average entry, for slack).
-        const std::int64_t perEntry = mm.node("op")->stateBytes / mm.node("op")->stateEntries;
-        QVERIFY2(m->stateBytes <= 20 * 1024 + 256 * 2 * perEntry,
-                 qPrintable(QString::number(m->stateBytes)));
+        const std::int64_t perEntry = mm.stateBytes / mm.stateEntries;
+        QVERIFY2(m.stateBytes <= 20 * 1024 + 256 * 2 * perEntry,
+                 qPrintable(QString::number(m.stateBytes)));
         StateWriter w;
-        op(*spill.job).snapshotState(w);
+        spill.op().snapshotState(w);
         QCOMPARE(w.hasDeferred(), expectDeferred);
-        QCOMPARE(w.take(), snapshot(*mem.job));
+        QCOMPARE(w.take(), mem.snapshot().state);
 
-        QCOMPARE(mem.job->run(), Job::Status::Finished);
-        QCOMPARE(spill.job->run(), Job::Status::Finished);
-        const state::SpillStats end = stateful(*spill.job).spillStats();
+        std::size_t n = 0;
+        for (const auto &in : inputs)
+            n = std::max(n, in.size());
+        feedRange(mem, inputs, split, n);
+        feedRange(spill, inputs, split, n);
+        mem.finish();
+        spill.finish();
+        const state::SpillStats end = stateful(spill).spillStats();
         QVERIFY(end.readBacks > 0);
         QVERIFY(end.peakEntriesSpilled >= mid.entriesSpilled);
-        QVERIFY(std::any_of(spill.log.begin(), spill.log.end(), [](const std::string &l) {
-            return l.find("state entries on disk") != std::string::npos;
-        }));
-        const auto out = lines("out_" + spill.tag);
+        const auto out = spill.lines();
         QVERIFY(out.size() > 1000);
-        QCOMPARE(out, lines("out_" + mem.tag));
-        QCOMPARE(lines("late_" + spill.tag), lines("late_" + mem.tag));
-        QVERIFY(!lines("late_" + mem.tag).empty()); // the input does exercise lateness
+        QCOMPARE(out, mem.lines());
+        QCOMPARE(spill.lines(Emitted::Type::Late, spill.outputIndex("late")),
+                 mem.lines(Emitted::Type::Late, mem.outputIndex("late")));
+        QVERIFY(!mem.lines(Emitted::Type::Late, mem.outputIndex("late"))
+                     .empty()); // lateness is exercised
+    }
+
+    /// The same node in a whole job, memory and spilling: equal outputs, and the spilling run
+    /// says what it spilled when it ends.
+    void endToEnd(const std::string &kind,
+                  const Json &params,
+                  const std::vector<std::vector<std::string>> &inputs)
+    {
+        std::vector<std::string> outputs;
+        for (const Json &settings : {Json(), kSpill}) {
+            const std::string tag = std::to_string(++m_runs);
+            Json j = {{"format", "tideline/1"}, {"name", kind + "-spill-" + tag}};
+            j["nodes"] = Json::array();
+            j["edges"] = Json::array();
+            const char *ports[] = {"left", "right"};
+            for (std::size_t i = 0; i < inputs.size(); ++i) {
+                const std::string src = "src" + std::to_string(i), wm = "wm" + std::to_string(i);
+                writeLines(m_tmp.file("in_" + tag + "_" + std::to_string(i)), inputs[i]);
+                j["nodes"].push_back(
+                    {{"id", src},
+                     {"kind", "source.file"},
+                     {"params", {{"path", "in_" + tag + "_" + std::to_string(i)}}}});
+                j["nodes"].push_back(
+                    {{"id", wm},
+                     {"kind", "watermark"},
+                     {"params", {{"time_field", "t"}, {"max_out_of_orderness_ms", 30}}}});
+                j["edges"].push_back({{"from", src + ".out"}, {"to", wm + ".in"}});
+                j["edges"].push_back(
+                    {{"from", wm + ".out"},
+                     {"to", std::string("op.") + (inputs.size() == 1 ? "in" : ports[i])}});
+            }
+            j["nodes"].push_back({{"id", "op"}, {"kind", kind}, {"params", params}});
+            j["nodes"].push_back(
+                {{"id", "out"}, {"kind", "sink.file"}, {"params", {{"path", "out_" + tag}}}});
+            j["edges"].push_back({{"from", "op.out"}, {"to", "out.in"}});
+            if (!settings.is_null())
+                j["settings"] = settings;
+            const LoadResult loaded = loadSpec(j.dump());
+            QVERIFY(loaded.ok() && loaded.spec);
+            JobOptions options;
+            options.baseDir = m_tmp.path.string();
+            std::vector<std::string> log;
+            options.log = [&log](const std::string &line) {
+                log.push_back(line);
+            };
+            std::string error;
+            auto job = Job::create(*loaded.spec, std::move(options), error);
+            QVERIFY2(job, error.c_str());
+            QCOMPARE(job->run(), Job::Status::Finished);
+            if (!settings.is_null())
+                QVERIFY(std::any_of(log.begin(), log.end(), [](const std::string &l) {
+                    return l.find("state entries on disk") != std::string::npos;
+                }));
+            outputs.push_back(tideline::testing::readFile(m_tmp.file("out_" + tag)));
+        }
+        QVERIFY(outputs[0].size() > 1000);
+        QCOMPARE(outputs[1], outputs[0]);
     }
 
 private slots:
     void dedupSpillsWithTheSameOutputAndState()
     {
         const auto input = records(30000, 5000, 987654321u, "v", 1);
-        Run mem = dedupJob(input, Json());
-        Run spill = dedupJob(input, kSpill);
-        compare(mem, spill, 15000, true);
-        spill.job->publishMetrics();
-        mem.job->publishMetrics();
-        const observe::MetricsSnapshot sm = spill.job->snapshot(), mm = mem.job->snapshot();
-        QCOMPARE(sm.node("op")->duplicatesDropped, mm.node("op")->duplicatesDropped);
-        QVERIFY(mm.node("op")->duplicatesDropped > 1000);
+        const auto events = watermarked(input);
+        auto mem = harness("dedup", kDedupParams, 0);
+        auto spill = harness("dedup", kDedupParams, kSpillMb);
+        compare(*mem, *spill, {events}, 15000, true);
+        QCOMPARE(spill->metrics().duplicatesDropped, mem->metrics().duplicatesDropped);
+        QVERIFY(mem->metrics().duplicatesDropped > 1000);
+        endToEnd("dedup", kDedupParams, {input});
     }
 
-    // A state written in memory mode loads into a spilling job (spilling as it loads), and a
-    // state written while spilling loads into a memory job: both go on as the original did.
+    // A state written in memory mode loads into a spilling instance (spilling as it loads), and
+    // a state written while spilling loads into a memory instance: both go on as the original.
     void dedupStateMovesBetweenModes()
     {
         const auto input = records(20000, 5000, 123456789u, "v", 1);
-        const int split = 9000;
-        Run a = dedupJob(input, Json());
-        QCOMPARE(a.job->runFor(split), Job::Status::Running);
-        a.job->publishMetrics();
-        const std::int64_t outBefore = a.job->snapshot().node("op")->recordsOut; // a copy
-        const std::string state = snapshot(*a.job);
-        QCOMPARE(a.job->run(), Job::Status::Finished);
-        const auto outA = lines("out_" + a.tag);
-        const std::vector<std::string> rest(outA.begin() + outBefore, outA.end());
+        const auto events = watermarked(input);
+        const std::size_t split = 9000;
+        auto a = harness("dedup", kDedupParams, 0);
+        feedRange(*a, {events}, 0, split);
+        const std::size_t outBefore = a->lines().size();
+        const testing::OperatorSnapshot state = a->snapshot();
+        feedRange(*a, {events}, split, events.size());
+        a->finish();
+        const auto outA = a->lines();
+        const std::vector<std::string> rest(outA.begin() + static_cast<std::ptrdiff_t>(outBefore),
+                                            outA.end());
 
-        const std::vector<std::string> tail(input.begin() + split, input.end());
-        Run b = dedupJob(tail, kSpill);
-        StateReader rb(state);
-        op(*b.job).restoreState(rb);
-        QVERIFY(rb.atEnd());
-        QVERIFY(stateful(*b.job).spillStats().entriesSpilled > 100); // spilled as it loaded
-        const std::string again = [&] {
-            StateWriter w;
-            op(*b.job).snapshotState(w);
-            return w.take();
-        }();
-        QCOMPARE(again, state); // the same state, wherever it lives
-        QCOMPARE(b.job->run(), Job::Status::Finished);
-        QCOMPARE(lines("out_" + b.tag), rest);
+        auto b = harness("dedup", kDedupParams, kSpillMb);
+        QCOMPARE(b->restore(state), std::string());
+        QVERIFY(stateful(*b).spillStats().entriesSpilled > 100); // spilled as it loaded
+        const testing::OperatorSnapshot again = b->snapshot();
+        QCOMPARE(again.state, state.state); // the same state, wherever it lives
+        feedRange(*b, {events}, split, events.size());
+        b->finish();
+        QCOMPARE(b->lines(), rest);
 
-        Run c = dedupJob(tail, Json());
-        StateReader rc(again);
-        op(*c.job).restoreState(rc);
-        QVERIFY(rc.atEnd());
-        QCOMPARE(c.job->run(), Job::Status::Finished);
-        QCOMPARE(lines("out_" + c.tag), rest);
+        auto c = harness("dedup", kDedupParams, 0);
+        QCOMPARE(c->restore(again), std::string());
+        feedRange(*c, {events}, split, events.size());
+        c->finish();
+        QCOMPARE(c->lines(), rest);
     }
 
     void joinSpillsWithTheSameOutputAndState()
     {
         const auto left = records(12000, 400, 11u, "a", 2);
         const auto right = records(12000, 400, 77u, "b", 2);
-        Run mem = joinJob(left, right, Json());
-        Run spill = joinJob(left, right, kSpill);
-        compare(mem, spill, 12000, false);
+        const auto l = watermarked(left), r = watermarked(right);
+        auto mem = harness("join", kJoinParams, 0);
+        auto spill = harness("join", kJoinParams, kSpillMb);
+        compare(*mem, *spill, {l, r}, 6000, false);
+        endToEnd("join", kJoinParams, {left, right});
     }
 };
 

@@ -1,14 +1,13 @@
 #pragma once
 // Helpers for the Kafka tests: the mock cluster in its own process (tideline-kafka-mock),
-// kcat as an independent client, and in-process pipeline runs with a hand-driven checkpoint
-// (snapshot every node in topological order, then notify) so the Kafka nodes' checkpoint
-// behaviour is tested without depending on the checkpoint module.
-
-#include "runtime/runtime.hpp"
+// kcat as an independent client, in-process pipeline runs, and the Kafka nodes alone in
+// testing::OperatorHarness with a hand-driven checkpoint (snapshot, then notify) so their
+// checkpoint behaviour is tested without depending on the checkpoint module.
 
 #include <tideline/engine/job.hpp>
 #include <tideline/engine/spec.hpp>
 #include <tideline/engine/state_io.hpp>
+#include <tideline/engine/testing/operator_harness.hpp>
 #include <tideline/engine/validate.hpp>
 
 #include <QElapsedTimer>
@@ -19,6 +18,7 @@
 #include <QThread>
 
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -172,35 +172,46 @@ inline tideline::PipelineSpec specFrom(const Json &j, std::string *problems = nu
     return loaded.spec ? *loaded.spec : tideline::PipelineSpec{};
 }
 
-/// Checkpoint by hand: snapshot every node in topological order; notify after "durable".
-using Snapshot = std::map<std::string, std::string>;
-inline Snapshot snapshotAll(tideline::Job &job)
+/// One node of a pipeline's JSON (as kafkaSource()/node() build it) alone in a harness.
+inline std::unique_ptr<tideline::testing::OperatorHarness> nodeHarness(const Json &node,
+                                                                       std::string &error)
 {
-    Snapshot s;
-    auto &rt = job.runtime();
-    for (int v : rt.topoOrder()) {
-        auto &node = rt.nodes()[static_cast<std::size_t>(v)];
-        tideline::StateWriter w;
-        node.op->snapshotState(w);
-        s[node.id] = w.take();
-    }
-    return s;
+    tideline::NodeSpec spec{node.at("id").get<std::string>(),
+                            node.at("kind").get<std::string>(),
+                            node.value("params", Json::object()),
+                            {}};
+    return tideline::testing::OperatorHarness::create(std::move(spec), {}, error);
 }
-inline void notifyAll(tideline::Job &job, std::int64_t id)
+
+/// Polls a source harness until it finishes or the time limit passes; each batch it emits is
+/// handed to `onBatch` (e.g. a sink harness's replay) before the next poll. Returns whether
+/// it finished. Exceptions from the source (a fatal Kafka error) propagate.
+inline bool
+pollToEnd(tideline::testing::OperatorHarness &source,
+          const std::function<void(const std::vector<tideline::testing::Emitted> &)> &onBatch = {},
+          int limitMs = 30000)
 {
-    for (auto &node : job.runtime().nodes())
-        if (node.op) // partition-task templates have none
-            node.op->notifyCheckpointComplete(id);
-}
-inline void restoreAll(tideline::Job &job, const Snapshot &s)
-{
-    for (auto &node : job.runtime().nodes()) {
-        auto it = s.find(node.id);
-        if (it == s.end())
-            continue;
-        tideline::StateReader r(it->second);
-        node.op->restoreState(r);
+    QElapsedTimer t;
+    t.start();
+    while (t.elapsed() < limitMs) {
+        const auto r = source.poll(256);
+        if (onBatch)
+            onBatch(source.takeEmitted());
+        if (r == tideline::SourceOperator::Poll::Finished)
+            return true;
+        if (r == tideline::SourceOperator::Poll::Waiting)
+            QThread::msleep(1);
     }
+    return false;
+}
+
+/// Each JSON record line, parsed.
+inline std::vector<Json> jsonRows(const std::vector<std::string> &lines)
+{
+    std::vector<Json> rows;
+    for (const auto &l : lines)
+        rows.push_back(Json::parse(l));
+    return rows;
 }
 
 /// Runs until Finished/Failed or the time limit; returns the final status.

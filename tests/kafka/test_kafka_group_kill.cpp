@@ -10,6 +10,7 @@
 // TIDELINE_GROUP_KILL_SEED (default 11).
 
 #include "kafka_harness.hpp"
+#include "kafka_producer.hpp"
 
 #include <librdkafka/rdkafka.h>
 
@@ -40,34 +41,20 @@ long long envInt(const char *name, long long def)
 /// every window of the data.
 bool produce(const QString &bootstrap, long long from, long long to, bool close)
 {
-    char err[512];
-    rd_kafka_conf_t *c = rd_kafka_conf_new();
-    rd_kafka_conf_set(c, "bootstrap.servers", bootstrap.toUtf8().constData(), err, sizeof err);
-    rd_kafka_conf_set(c, "linger.ms", "20", err, sizeof err);
-    rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_PRODUCER, c, err, sizeof err);
-    if (!rk)
+    tideline::testing::KafkaTestProducer producer(bootstrap.toStdString());
+    if (!producer.ok())
         return false;
-    auto send = [&](int partition, const std::string &value) {
-        while (rd_kafka_producev(rk, RD_KAFKA_V_TOPIC("gkill"),
-                                 RD_KAFKA_V_PARTITION(static_cast<int32_t>(partition)),
-                                 RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-                                 RD_KAFKA_V_VALUE(const_cast<char *>(value.data()), value.size()),
-                                 RD_KAFKA_V_END)
-               == RD_KAFKA_RESP_ERR__QUEUE_FULL)
-            rd_kafka_poll(rk, 10);
-    };
     for (long long i = from; i < to; ++i) {
         const int key = static_cast<int>(i % kKeys);
-        send(key % kPartitions, "{\"key\":\"k" + std::to_string(key)
-                                    + "\",\"t\":" + std::to_string(kBase + i * kStepMs) + "}");
+        producer.send("gkill", key % kPartitions,
+                      "{\"key\":\"k" + std::to_string(key)
+                          + "\",\"t\":" + std::to_string(kBase + i * kStepMs) + "}");
     }
     for (int p = 0; close && p < kPartitions; ++p)
-        send(p, "{\"key\":\"close\",\"t\":" + std::to_string(kBase + to * kStepMs + 10 * kWindowMs)
-                    + "}");
-    rd_kafka_flush(rk, 120000);
-    const bool ok = rd_kafka_outq_len(rk) == 0;
-    rd_kafka_destroy(rk);
-    return ok;
+        producer.send("gkill", p,
+                      "{\"key\":\"close\",\"t\":"
+                          + std::to_string(kBase + to * kStepMs + 10 * kWindowMs) + "}");
+    return producer.flush();
 }
 
 } // namespace

@@ -9,6 +9,7 @@
 // run is killed 150..max ms after it starts).
 
 #include "kafka_harness.hpp"
+#include "kafka_producer.hpp"
 
 #include <tideline/engine/upsert_table.hpp>
 
@@ -33,30 +34,19 @@ long long envInt(const char *name, long long def)
 
 bool loadEvents(const QString &bootstrap, const std::string &topic, long long n, int partitions)
 {
-    char err[512];
-    rd_kafka_conf_t *c = rd_kafka_conf_new();
-    rd_kafka_conf_set(c, "bootstrap.servers", bootstrap.toUtf8().constData(), err, sizeof err);
-    rd_kafka_conf_set(c, "linger.ms", "20", err, sizeof err);
-    rd_kafka_conf_set(c, "batch.num.messages", "10000", err, sizeof err);
-    rd_kafka_conf_set(c, "queue.buffering.max.messages", "1000000", err, sizeof err);
-    rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_PRODUCER, c, err, sizeof err);
-    if (!rk)
+    tideline::testing::KafkaTestProducer producer(
+        bootstrap.toStdString(),
+        {{"batch.num.messages", "10000"}, {"queue.buffering.max.messages", "1000000"}});
+    if (!producer.ok())
         return false;
     // Small values: the mock keeps at most 5 MiB per partition and drops older data.
     char buf[200];
     for (long long i = 0; i < n; ++i) {
         int len = std::snprintf(buf, sizeof buf, "{\"event_id\":%lld}", i);
-        while (rd_kafka_producev(rk, RD_KAFKA_V_TOPIC(topic.c_str()),
-                                 RD_KAFKA_V_PARTITION(static_cast<int32_t>(i % partitions)),
-                                 RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-                                 RD_KAFKA_V_VALUE(buf, static_cast<size_t>(len)), RD_KAFKA_V_END)
-               == RD_KAFKA_RESP_ERR__QUEUE_FULL)
-            rd_kafka_poll(rk, 10);
+        producer.send(topic, static_cast<int>(i % partitions),
+                      std::string_view(buf, static_cast<std::size_t>(len)));
     }
-    rd_kafka_flush(rk, 120000);
-    bool ok = rd_kafka_outq_len(rk) == 0;
-    rd_kafka_destroy(rk);
-    return ok;
+    return producer.flush();
 }
 
 /// records_in of node `out` in a metrics file: (first, last) lines, -1 when none.

@@ -3,6 +3,8 @@
 // a temporary folder, loads + validates the spec, runs it to the end (or step by step) and
 // reads back the JSONL files the sinks wrote.
 
+#include "qt_lines.hpp"
+
 #include <tideline/engine/job.hpp>
 #include <tideline/engine/spec.hpp>
 #include <tideline/engine/time.hpp>
@@ -22,14 +24,9 @@ using tideline::Json;
 
 inline QStringList readLines(const std::string &path)
 {
-    QStringList lines;
-    std::ifstream in(path);
-    std::string line;
-    while (std::getline(in, line))
-        if (!line.empty())
-            lines << QString::fromStdString(line);
-    return lines;
+    return tideline::testing::readQLines(path);
 }
+using tideline::testing::writeLines;
 
 inline std::vector<Json> readJsonLines(const std::string &path)
 {
@@ -42,20 +39,7 @@ inline std::vector<Json> readJsonLines(const std::string &path)
     return out;
 }
 
-inline void writeLines(const std::string &path, const std::vector<std::string> &lines)
-{
-    std::ofstream out(path, std::ios::trunc);
-    for (const auto &l : lines)
-        out << l << '\n';
-}
-
-inline std::string diagnosticsText(const std::vector<tideline::Diagnostic> &ds)
-{
-    std::string s;
-    for (const auto &d : ds)
-        s += d.format() + "\n";
-    return s;
-}
+using tideline::testing::diagnosticsText;
 
 struct Run
 {

@@ -6,10 +6,13 @@
 // 'R'): both inputs then see the same watermark, and the order of records is the file order,
 // which makes every boundary exact. Records with side 'T' are watermark ticks that both
 // filters drop.
+//
+// The join's inclusive bounds and dedup's expiry and late records are golden folders in
+// tests/golden/ (output files compared byte for byte, final figures in metrics.json).
 
 // clang-format off
 // Before any Qt header: Qt's `emit` macro would clash with Output::emit.
-#include "runtime/runtime.hpp"
+#include <tideline/engine/testing/operator_harness.hpp>
 #include "node_harness.hpp"
 // clang-format on
 
@@ -119,24 +122,6 @@ private slots:
     }
 
     // ---------------------------------------------------------------- join
-
-    // l.t + lower <= r.t <= l.t + upper, both bounds inclusive, whichever side arrives first.
-    void joinBoundsAreInclusive()
-    {
-        Files f;
-        Run r = runJoin({L("l1", "a", 100), R("r94", "a", 94), R("r95", "a", 95),
-                         R("r110", "a", 110), R("r111", "a", 111), R("rb", "b", 100),
-                         // right first, then lefts: r.t = 200
-                         R("r2", "c", 200), L("l190", "c", 190), L("l206", "c", 206),
-                         L("l205", "c", 205), L("l189", "c", 189)},
-                        joinParams(-5, 10), 1000, f);
-        RUN_OK(r);
-        QCOMPARE(pairs(readJsonLines(h.path(f.out))),
-                 QStringList({"l1+r95", "l1+r110", "l190+r2", "l205+r2"}));
-        QCOMPARE(readLines(h.path(f.late)), QStringList());
-        QCOMPARE(r.node("j").stateEntries, std::int64_t(0));
-        QCOMPARE(r.node("j").recordsOut, std::int64_t(4));
-    }
 
     // Output is {"left": {...}, "right": {...}} with event time max(l.t, r.t).
     void joinOutputShapeAndTime()
@@ -362,36 +347,6 @@ private slots:
              node("late", "sink.file", {{"path", f.late}})},
             {edge("src.out", "wm.in"), edge("wm.out", "dd.in"), edge("dd.out", "out.in"),
              edge("dd.late", "late.in")});
-    }
-
-    // First record passes; repeats dropped while W < t0 + within; a duplicate arriving exactly
-    // at expiry is still dropped (W = t0 + within - 1), one after it passes again.
-    void dedupSemantics()
-    {
-        Files f = files("dedup");
-        writeLines(h.path(f.in), {
-                                     R"({"id":"a","n":1,"t":100})",  // passes, W=99
-                                     R"({"id":"a","n":2,"t":100})",  // dup (equal time)
-                                     R"({"id":"a","n":3,"t":105})",  // dup, W=104
-                                     R"({"id":"b","n":4,"t":106})",  // passes, W=105
-                                     R"({"id":"t1","n":5,"t":110})", // tick, W=109
-                                     R"({"id":"a","n":6,"t":110})",  // t0+within: W=109 < 110, dup
-                                     R"({"id":"t2","n":7,"t":111})", // W=110: a expires
-                                     R"({"id":"a","n":8,"t":111})",  // passes again
-                                     R"({"id":"a","n":9,"t":50})",   // behind W: late
-                                 });
-        Run r = h.run(dedupPipeline(f, {"id"}, 10, 0));
-        RUN_OK(r);
-        QStringList ns;
-        for (const auto &o : readJsonLines(h.path(f.out)))
-            ns << QString::number(o["n"].get<int>());
-        QCOMPARE(ns, QStringList({"1", "4", "5", "7", "8"}));
-        QCOMPARE(r.node("dd").duplicatesDropped, std::int64_t(3));
-        QCOMPARE(r.node("dd").late, std::int64_t(1));
-        QCOMPARE(readLines(h.path(f.late)),
-                 QStringList({R"({"reason":"behind_watermark","node":"dd","watermark":110,)"
-                              R"("record":{"id":"a","n":9,"t":50}})"}));
-        QCOMPARE(r.node("dd").stateEntries, std::int64_t(0));
     }
 
     void dedupStateEntriesFollowTheWatermark()
@@ -747,9 +702,11 @@ private slots:
         QVERIFY(loaded.spec);
         std::string t = diagnosticsText(loaded.diagnostics);
         QVERIFY2(loaded.ok(), t.c_str()); // warnings only
-        for (const char *path : {"nodes[1] \"m\": params.set.from_file", "nodes[2] \"flt\": params.expr"})
-            QVERIFY2(t.find(std::string(path) + ": a `${env:…}`/`${file:…}` reference here is "
-                                                 "resolved when the pipeline runs")
+        for (const char *path :
+             {"nodes[1] \"m\": params.set.from_file", "nodes[2] \"flt\": params.expr"})
+            QVERIFY2(t.find(std::string(path)
+                            + ": a `${env:…}`/`${file:…}` reference here is "
+                              "resolved when the pipeline runs")
                          != std::string::npos,
                      t.c_str());
         QVERIFY2(t.find("`path`") != std::string::npos
@@ -764,7 +721,7 @@ private slots:
         QCOMPARE(job->run(), tideline::Job::Status::Finished);
         job.reset();
         auto rows = readLines(h.path("refs-suffixed.jsonl")); // the path was resolved
-        QCOMPARE(rows.size(), qsizetype(1));                   // so was the filter's region
+        QCOMPARE(rows.size(), qsizetype(1));                  // so was the filter's region
         QVERIFY2(rows[0].contains("\"from_file\":\"FILE-CONTENT\""), qPrintable(rows[0]));
         // The params the catalog marks as meant for references (no warning there).
         std::set<std::string> accepting;
@@ -853,12 +810,14 @@ private slots:
     }
 };
 
-// --- state round trips: snapshot mid-run, restore into a fresh job over the rest of the input,
-// and the rest of the output is the same as in one uninterrupted run.
+// --- state round trips: the node alone (testing::OperatorHarness) fed what it receives in the
+// pipelines above (the watermark node's output, split by side for a join); snapshot after
+// `split` records, restore into a fresh instance, feed it the rest: the rest of the output is
+// the same as in one uninterrupted run.
 
 namespace {
 
-/// In-order input (so a fresh watermark node reaches the same W on the rest of the input).
+/// In-order input (so the watermark the node has at the split is the one it restores with).
 std::vector<std::string> roundTripInput(bool join)
 {
     std::vector<std::string> in;
@@ -873,6 +832,44 @@ std::vector<std::string> roundTripInput(bool join)
     return in;
 }
 
+std::unique_ptr<testing::OperatorHarness>
+harness(const std::string &id, const std::string &kind, const Json &params)
+{
+    std::string error;
+    auto h = testing::OperatorHarness::create({id, kind, params, {}}, {}, error);
+    if (!h)
+        qFatal("%s", error.c_str());
+    return h;
+}
+
+/// Per input line, what the pipelines' watermark node (time_field t, delay 0) emits.
+std::vector<std::vector<testing::Emitted>> watermarked(const std::vector<std::string> &input)
+{
+    auto wm = harness("wm", "watermark", {{"time_field", "t"}, {"max_out_of_orderness_ms", 0}});
+    std::vector<std::vector<testing::Emitted>> out;
+    for (const auto &line : input) {
+        wm->processRecord(testing::OperatorHarness::record(line));
+        out.push_back(wm->takeEmitted());
+    }
+    return out;
+}
+
+/// joinPipeline()'s two filters: side L to `left`, side R to `right`, watermarks to both.
+void feedJoin(testing::OperatorHarness &j, const std::vector<testing::Emitted> &events)
+{
+    for (const auto &e : events) {
+        if (e.type == testing::Emitted::Type::Watermark) {
+            j.processWatermark(e.watermark);
+        } else if (e.type == testing::Emitted::Type::Record) {
+            const std::string_view side = e.record.get("side").s;
+            if (side == "L" || side == "R") {
+                Record copy = e.record;
+                j.processRecord(side == "L" ? "left" : "right", std::move(copy));
+            }
+        }
+    }
+}
+
 } // namespace
 
 void OperatorsTest::joinSnapshotRestoreRoundTrip()
@@ -880,78 +877,71 @@ void OperatorsTest::joinSnapshotRestoreRoundTrip()
     const auto input = roundTripInput(true);
     const int split = 173;
     const Json params = joinParams(-20, 30, "left_outer");
-    Files a = files("rtjoinA");
-    writeLines(h.path(a.in), input);
-    Run ra = h.create(joinPipeline(a, params, 0));
-    QVERIFY2(ra.job, ra.error.c_str());
-    Harness::step(ra, split);
-    const std::int64_t outBefore = ra.node("j").recordsOut;
-    QVERIFY(ra.node("j").stateEntries > 0);
-    const int idx = ra.job->runtime().spec().nodeIndex("j");
-    Operator &opA = *ra.job->runtime().nodes()[static_cast<std::size_t>(idx)].op;
-    StateWriter w;
-    opA.snapshotState(w);
-    const std::string state = w.take();
-    while (ra.status == Job::Status::Running)
-        Harness::step(ra, 1000);
-    RUN_OK(ra);
-    const QStringList outA = readLines(h.path(a.out));
-
-    Files b = files("rtjoinB");
-    writeLines(h.path(b.in), std::vector<std::string>(input.begin() + split, input.end()));
-    Run rb = h.create(joinPipeline(b, params, 0));
-    QVERIFY2(rb.job, rb.error.c_str());
-    Operator &opB = *rb.job->runtime().nodes()[static_cast<std::size_t>(idx)].op;
-    QCOMPARE(opB.stateFingerprint(), opA.stateFingerprint());
-    StateReader reader(state);
-    opB.restoreState(reader);
-    QVERIFY(!reader.failed());
-    QVERIFY(reader.atEnd());
-    while (rb.status == Job::Status::Running)
-        Harness::step(rb, 1000);
-    RUN_OK(rb);
+    const auto events = watermarked(input);
+    auto a = harness("j", "join", params);
+    for (int i = 0; i < split; ++i)
+        feedJoin(*a, events[static_cast<std::size_t>(i)]);
+    const std::size_t outBefore = a->lines().size();
+    QVERIFY(a->metrics().stateEntries > 0);
+    std::string error;
+    auto b = a->restoredCopy(error); // kind, fingerprint, every byte read
+    QVERIFY2(b, error.c_str());
+    QVERIFY(b->snapshot().state == a->snapshot().state);
+    QCOMPARE(b->metrics().stateEntries, a->metrics().stateEntries);
+    for (std::size_t i = split; i < events.size(); ++i) {
+        feedJoin(*a, events[i]);
+        feedJoin(*b, events[i]);
+    }
+    a->finish();
+    b->finish();
+    const auto outA = a->lines();
     QVERIFY(outA.size() > outBefore + 10);
-    QCOMPARE(readLines(h.path(b.out)), outA.mid(static_cast<int>(outBefore)));
-    QCOMPARE(rb.node("j").stateEntries, std::int64_t(0));
+    QCOMPARE(testing::toQStringList(b->lines()),
+             testing::toQStringList(outA).mid(static_cast<int>(outBefore)));
+    QCOMPARE(b->metrics().stateEntries, std::int64_t(0));
+
+    // The harness's join is the pipeline's join: the same input through the Job gives outA.
+    Files f = files("rtjoin");
+    writeLines(h.path(f.in), input);
+    Run r = h.run(joinPipeline(f, params, 0));
+    RUN_OK(r);
+    QCOMPARE(readLines(h.path(f.out)), testing::toQStringList(outA));
 }
 
 void OperatorsTest::dedupSnapshotRestoreRoundTrip()
 {
     const auto input = roundTripInput(false);
     const int split = 211;
-    Files a = files("rtdedupA");
-    writeLines(h.path(a.in), input);
-    Run ra = h.create(dedupPipeline(a, {"id"}, 200, 0));
-    QVERIFY2(ra.job, ra.error.c_str());
-    Harness::step(ra, split);
-    const std::int64_t outBefore = ra.node("dd").recordsOut;
-    QVERIFY(ra.node("dd").stateEntries > 0);
-    const int idx = ra.job->runtime().spec().nodeIndex("dd");
-    Operator &opA = *ra.job->runtime().nodes()[static_cast<std::size_t>(idx)].op;
-    StateWriter w;
-    opA.snapshotState(w);
-    const std::string state = w.take();
-    while (ra.status == Job::Status::Running)
-        Harness::step(ra, 1000);
-    RUN_OK(ra);
-    const QStringList outA = readLines(h.path(a.out));
-    QVERIFY(ra.node("dd").duplicatesDropped > 0);
+    const Json params = {{"key", {"id"}}, {"within_ms", 200}};
+    const auto events = watermarked(input);
+    auto a = harness("dd", "dedup", params);
+    for (int i = 0; i < split; ++i)
+        a->replay(events[static_cast<std::size_t>(i)]);
+    const std::size_t outBefore = a->lines().size();
+    QVERIFY(a->metrics().stateEntries > 0);
+    std::string error;
+    auto b = a->restoredCopy(error);
+    QVERIFY2(b, error.c_str());
+    QVERIFY(b->snapshot().state == a->snapshot().state);
+    for (std::size_t i = split; i < events.size(); ++i) {
+        a->replay(events[i]);
+        b->replay(events[i]);
+    }
+    a->finish();
+    b->finish();
+    const auto outA = a->lines();
+    QVERIFY(a->metrics().duplicatesDropped > 0);
+    QCOMPARE(testing::toQStringList(b->lines()),
+             testing::toQStringList(outA).mid(static_cast<int>(outBefore)));
+    // The dropped-duplicates count is state too: it carries over.
+    QCOMPARE(b->metrics().duplicatesDropped, a->metrics().duplicatesDropped);
 
-    Files b = files("rtdedupB");
-    writeLines(h.path(b.in), std::vector<std::string>(input.begin() + split, input.end()));
-    Run rb = h.create(dedupPipeline(b, {"id"}, 200, 0));
-    QVERIFY2(rb.job, rb.error.c_str());
-    Operator &opB = *rb.job->runtime().nodes()[static_cast<std::size_t>(idx)].op;
-    QCOMPARE(opB.stateFingerprint(), opA.stateFingerprint());
-    StateReader reader(state);
-    opB.restoreState(reader);
-    QVERIFY(!reader.failed());
-    QVERIFY(reader.atEnd());
-    while (rb.status == Job::Status::Running)
-        Harness::step(rb, 1000);
-    RUN_OK(rb);
-    QCOMPARE(readLines(h.path(b.out)), outA.mid(static_cast<int>(outBefore)));
-    QCOMPARE(rb.node("dd").duplicatesDropped, ra.node("dd").duplicatesDropped);
+    Files f = files("rtdedup");
+    writeLines(h.path(f.in), input);
+    Run r = h.run(dedupPipeline(f, {"id"}, 200, 0));
+    RUN_OK(r);
+    QCOMPARE(readLines(h.path(f.out)), testing::toQStringList(outA));
+    QCOMPARE(r.node("dd").duplicatesDropped, a->metrics().duplicatesDropped);
 }
 
 QTEST_GUILESS_MAIN(OperatorsTest)

@@ -32,6 +32,7 @@ inline void writeFile(const std::string &path, const std::string &content)
     out << content;
 }
 
+/// The file's non-empty lines (none when it does not exist).
 inline std::vector<std::string> readLines(const std::string &path)
 {
     std::vector<std::string> lines;
@@ -40,6 +41,14 @@ inline std::vector<std::string> readLines(const std::string &path)
         if (!line.empty())
             lines.push_back(line);
     return lines;
+}
+
+/// Writes `lines`, each followed by '\n' (an input file for source.file).
+inline void writeLines(const std::string &path, const std::vector<std::string> &lines)
+{
+    std::ofstream out(path, std::ios::trunc);
+    for (const auto &l : lines)
+        out << l << '\n';
 }
 
 /// A fresh temp folder, removed when the object dies.

@@ -108,9 +108,4 @@ const PipelineSpec &Job::spec() const
     return m_rt->spec();
 }
 
-Runtime &Job::runtime()
-{
-    return *m_rt;
-}
-
 } // namespace tideline

@@ -17,6 +17,7 @@ void Runtime::publish(bool final)
     s.takenAtMs = now;
     s.startedAtMs = m_startMs;
     s.recordsRead = m_recordsRead;
+    s.restarts = m_restarts;
     double secs = static_cast<double>(now - m_startMs) / 1000.0;
     s.eventsPerSecond = secs > 0 ? static_cast<double>(m_recordsRead) / secs : 0;
     s.nodes.reserve(m_spec.nodes.size());
@@ -38,6 +39,8 @@ void Runtime::publish(bool final)
             m.watermark = w;
         if (m.inputs.empty() && !node.kind->isSource && !node.kind->assignsEventTime)
             appendInboundInputs(node, m.inputs);
+        if (node.source)
+            m.partitions = node.source->partitions();
         if (node.op)
             node.op->reportMetrics(m);
         s.nodes.push_back(std::move(m));

@@ -1,8 +1,9 @@
-// The router: the per-record hot path. Output (what an operator emits through) forwards to
-// the runtime; route() counts the record on its port and hands it to every target's operator,
+// The router: the per-record hot path. Output (what an operator emits through, operator.hpp)
+// forwards to the runtime through OutputTarget (one indirect call: the operator test harness is
+// the other target); route() counts the record on its port and hands it to every target's operator,
 // depth-first, copying only for all but the last target; deliver() counts it in and calls the
-// operator. A tap costs one pointer test per record when none is installed (taps.cpp). No
-// virtual call or std::function is added here beyond the operator's own processRecord():
+// operator. A tap costs one pointer test per record when none is installed (taps.cpp). Beyond that
+// call and the operator's own processRecord() no virtual call or std::function is on this path:
 // keep it that way (docs/benchmarks.md).
 
 #include "runtime/runtime.hpp"
@@ -12,30 +13,6 @@
 #include <algorithm>
 
 namespace tideline {
-
-void Output::emit(int port, Record &&record)
-{
-    m_rt->emit(m_node, port, std::move(record));
-}
-
-void Output::emitLate(std::string_view reason, Record &&record, Timestamp watermark)
-{
-    m_rt->emitWrapped(m_node, PortRole::Late, reason, std::move(record), watermark, {}, {});
-}
-
-void Output::emitError(std::string_view reason,
-                       Record &&record,
-                       Timestamp watermark,
-                       std::string_view raw,
-                       std::string_view where)
-{
-    m_rt->emitWrapped(m_node, PortRole::Errors, reason, std::move(record), watermark, raw, where);
-}
-
-bool Output::connected(int port) const
-{
-    return m_rt->connected(m_node, port);
-}
 
 void Runtime::deliver(const Target &t, Record &&record)
 {

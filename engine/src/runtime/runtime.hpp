@@ -34,7 +34,7 @@ class Coordinator;
 struct RunLocks;
 } // namespace checkpoint
 
-class Runtime final : public checkpoint::RuntimePort
+class Runtime final : public checkpoint::RuntimePort, public OutputTarget
 {
 public:
     using Target = graph::Target;
@@ -54,17 +54,17 @@ public:
     bool stopRequested() const { return m_stop.load(std::memory_order_relaxed); }
 
     // --- Output's implementation (loop thread only) ---
-    void emit(int node, int port, Record &&record);
+    void emit(int node, int port, Record &&record) override;
     void emitWrapped(int node,
                      PortRole role,
                      std::string_view reason,
                      Record &&record,
                      Timestamp watermark,
                      std::string_view raw,
-                     std::string_view where);
-    void emitWatermark(int node, Timestamp w);
-    void emitIdle(int node, bool idle);
-    bool connected(int node, int port) const;
+                     std::string_view where) override;
+    void emitWatermark(int node, Timestamp w) override;
+    void emitIdle(int node, bool idle) override;
+    bool connected(int node, int port) const override;
 
     // --- Taps (loop thread, or before the run) ---
     /// Installs (or, with an empty callback, removes) a node's record tap. False: no such node.

@@ -14,17 +14,6 @@
 
 namespace tideline {
 
-// Output's watermark side, beside what it calls (router.cpp has the record side).
-void Output::emitWatermark(Timestamp w)
-{
-    m_rt->emitWatermark(m_node, w);
-}
-
-void Output::emitIdle(bool idle)
-{
-    m_rt->emitIdle(m_node, idle);
-}
-
 void Runtime::emitWatermark(int nodeIdx, Timestamp w)
 {
     Node &node = m_nodes[static_cast<std::size_t>(nodeIdx)];

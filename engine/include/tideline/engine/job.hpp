@@ -100,9 +100,6 @@ public:
     std::string failure() const;
     const PipelineSpec &spec() const;
 
-    /// Internal: the executor (exposed for operators' tests and the checkpoint module).
-    Runtime &runtime();
-
 private:
     Job();
     std::unique_ptr<Runtime> m_rt;

@@ -21,27 +21,52 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tideline {
 
-class Runtime;
+/// What an Output forwards to: the runtime's router, or testing::OperatorHarness (which records
+/// everything instead of routing it). `node` is the index the Output was made for.
+class OutputTarget
+{
+public:
+    virtual void emit(int node, int port, Record &&record) = 0;
+    /// A record for the node's `late` or `errors` port, before it is wrapped.
+    virtual void emitWrapped(int node,
+                             PortRole role,
+                             std::string_view reason,
+                             Record &&record,
+                             Timestamp watermark,
+                             std::string_view raw,
+                             std::string_view where)
+        = 0;
+    virtual void emitWatermark(int node, Timestamp w) = 0;
+    virtual void emitIdle(int node, bool idle) = 0;
+    virtual bool connected(int node, int port) const = 0;
+
+protected:
+    ~OutputTarget() = default;
+};
 
 /// Where an operator sends what it produces. Port indexes follow the NodeKind's `outputs`.
 class Output
 {
 public:
-    Output(Runtime &rt, int node)
-        : m_rt(&rt)
+    Output(OutputTarget &to, int node)
+        : m_to(&to)
         , m_node(node)
     {
     }
     /// Sends a record on a data port (counted as records_out).
-    void emit(int port, Record &&record);
+    void emit(int port, Record &&record) { m_to->emit(m_node, port, std::move(record)); }
     void emit(Record &&record) { emit(0, std::move(record)); }
     /// Sends a record to the node's `late` port wrapped as {reason, node, watermark, record}.
     /// Counted as `late` even when the port is unconnected (then the record is dropped).
-    void emitLate(std::string_view reason, Record &&record, Timestamp watermark);
+    void emitLate(std::string_view reason, Record &&record, Timestamp watermark)
+    {
+        m_to->emitWrapped(m_node, PortRole::Late, reason, std::move(record), watermark, {}, {});
+    }
     /// Sends a malformed input to the node's `errors` port. `record` may be empty, then
     /// `raw` (the offending text, cut to 4 KiB) and `where` (file:line, topic/partition/offset)
     /// describe it.
@@ -49,16 +74,20 @@ public:
                    Record &&record,
                    Timestamp watermark,
                    std::string_view raw = {},
-                   std::string_view where = {});
+                   std::string_view where = {})
+    {
+        m_to->emitWrapped(m_node, PortRole::Errors, reason, std::move(record), watermark, raw,
+                          where);
+    }
     /// Advances this node's output watermark (monotonic; lower values are ignored).
-    void emitWatermark(Timestamp w);
+    void emitWatermark(Timestamp w) { m_to->emitWatermark(m_node, w); }
     /// Marks this node's output idle (excluded from downstream minimums) or active again.
-    void emitIdle(bool idle);
+    void emitIdle(bool idle) { m_to->emitIdle(m_node, idle); }
     /// Is anything connected to this output port? (skip building records nobody reads)
-    bool connected(int port) const;
+    bool connected(int port) const { return m_to->connected(m_node, port); }
 
 private:
-    Runtime *m_rt;
+    OutputTarget *m_to;
     int m_node;
 };
 

@@ -42,6 +42,7 @@ struct NodeMetrics
     std::int64_t stateSpilled = 0; ///< Of stateEntries, how many are on disk (state "rocksdb").
     std::int64_t openWindows = 0;
     std::uint64_t checksum = 0;         ///< sink.discard: order-independent checksum of rows
+    int partitions = 0;                 ///< Sources: partitions read (Kafka: of the topic).
     std::vector<InputWatermark> inputs; ///< Per input / partition watermark detail.
 };
 
@@ -69,6 +70,9 @@ struct MetricsSnapshot
     std::optional<CheckpointInfo> lastCheckpoint;
     std::vector<CheckpointInfo> checkpointHistory; ///< Newest last, bounded.
     std::string failure;                           ///< Set when state == Failed.
+    /// Restarts from the last checkpoint after a recoverable error (a Kafka sink's fatal
+    /// producer error), at most 3 per run.
+    int restarts = 0;
 
     const NodeMetrics *node(const std::string &id) const
     {
