@@ -3,6 +3,8 @@
 
 #include <tideline/engine/catalog.hpp>
 
+#include "connectors/postgres/postgres_sink.hpp"
+
 #include <algorithm>
 
 namespace tideline {
@@ -536,6 +538,7 @@ std::vector<NodeKind> buildKinds()
                       "Extra librdkafka settings (allowlisted; secrets as ${env:NAME})."))};
         k.push_back(n);
     }
+    k.push_back(postgresSinkKind());
     return k;
 }
 

@@ -1,3 +1,4 @@
+#include "connectors/postgres/postgres_sink.hpp"
 #include "operators/operators.hpp"
 
 #include <array>
@@ -26,6 +27,7 @@ const auto kImpls = std::to_array<KindImpl>({
     {"window_join", &makeWindowJoin, &validateWindowJoin},
     {"source.kafka", &makeKafkaSource, &validateKafkaSource},
     {"sink.kafka", &makeKafkaSink, &validateKafkaSink},
+    {"sink.postgres", &makePostgresSink, &validatePostgresSink},
 });
 } // namespace
 
