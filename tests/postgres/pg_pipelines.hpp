@@ -70,15 +70,19 @@ struct RunOutcome
     std::string out, err;
 };
 
-/// Runs tideline-run on dir/pipeline.json; SIGKILL after killAfterMs (0 = wait for the end).
+/// Runs tideline-run on dir/pipeline.json; SIGKILL after killAfterMs (0 = wait for the end);
+/// `crashAt` sets TIDELINE_CRASH_AT (the checkpoint protocol's crash points).
 inline RunOutcome runRunner(const std::string &dir,
                             int killAfterMs = 0,
                             const QStringList &extra = {},
-                            const std::function<void()> &whileRunning = {})
+                            const std::function<void()> &whileRunning = {},
+                            const QString &crashAt = {})
 {
     QProcess p;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.remove("TIDELINE_CRASH_AT");
+    if (!crashAt.isEmpty())
+        env.insert("TIDELINE_CRASH_AT", crashAt);
     p.setProcessEnvironment(env);
     p.setWorkingDirectory(QString::fromStdString(dir));
     p.start(kRunner, extra + QStringList{QString::fromStdString(dir + "/pipeline.json")});
