@@ -157,7 +157,12 @@ std::string Connection::scrub(std::string text) const
 std::string Connection::connect()
 {
     close();
-    m_conn = PQconnectdb(m_conninfo.c_str());
+    // A host that drops packets would otherwise hold the loop for the TCP timeout (minutes):
+    // 10 s unless the conninfo sets its own (later keywords win, and dbname expands into the
+    // conninfo's own settings).
+    const char *keys[] = {"connect_timeout", "dbname", nullptr};
+    const char *values[] = {"10", m_conninfo.c_str(), nullptr};
+    m_conn = PQconnectdbParams(keys, values, 1);
     if (PQstatus(m_conn) != CONNECTION_OK) {
         std::string msg = m_conn ? PQerrorMessage(m_conn) : "out of memory";
         while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' '))

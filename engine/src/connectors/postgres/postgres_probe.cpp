@@ -27,10 +27,6 @@ std::unique_ptr<pg::Connection> connect(const NodeSpec &node, pg::SinkConfig &cf
         p.message = std::string("params.conninfo: ") + e.what();
         return nullptr;
     }
-    // A probe must answer quickly: a default connect_timeout unless the conninfo sets one.
-    if (conninfo.find("connect_timeout") == std::string::npos
-        && conninfo.find("://") == std::string::npos)
-        conninfo += " connect_timeout=5";
     auto c = std::make_unique<pg::Connection>(conninfo, node.id);
     if (std::string e = c->connect(); !e.empty()) {
         p.message = e;

@@ -398,13 +398,17 @@ private:
         m_batchKeys.clear();
         m_failure = m_conn->where() + ": " + why
                     + "; the last checkpoint is restored and its records replayed";
+        m_failureRecoverable = true;
         throw RecoverableError(m_failure);
     }
 
     void checkFailure()
     {
-        if (!m_failure.empty())
+        if (m_failure.empty())
+            return;
+        if (m_failureRecoverable)
             throw RecoverableError(m_failure);
+        throw std::runtime_error(m_failure);
     }
 
     void emitDeferred(Output &out)
@@ -611,6 +615,7 @@ private:
     std::int64_t m_epoch = 0, m_pendingEpoch = -1, m_maxCommitted = 0;
     std::int64_t m_rowsCommitted = 0;
     std::string m_failure;
+    bool m_failureRecoverable = false;
 };
 
 } // namespace
