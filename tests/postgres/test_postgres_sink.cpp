@@ -7,6 +7,7 @@
 
 #include <tideline/engine/job.hpp>
 #include <tideline/engine/spec.hpp>
+#include <tideline/engine/validate.hpp>
 
 #include <QtCore/QThread>
 #include <QtTest/QtTest>
@@ -60,8 +61,58 @@ private Q_SLOTS:
     }
     void init()
     {
-        if (!m_skip.empty())
+        // The validation cases need no server.
+        if (!m_skip.empty()
+            && std::string(QTest::currentTestFunction()).rfind("validation", 0) != 0)
             QSKIP(m_skip.c_str());
+    }
+
+    void validationRefusesWhatTheFactoryWould()
+    {
+        auto problems = [](const std::string &sinkParams, const std::string &settings = "") {
+            LoadResult loaded = loadSpec(fileSourcePipeline(sinkParams, settings));
+            std::string text;
+            auto add = [&](const std::vector<Diagnostic> &ds) {
+                for (const auto &d : ds)
+                    text += (d.isError() ? "E: " : "W: ") + d.format() + "\n";
+            };
+            add(loaded.diagnostics);
+            if (loaded.ok())
+                add(validate(*loaded.spec));
+            return text;
+        };
+        const std::string ok = "\"conninfo\":\"host=h password=${env:PW}\",\"table\":\"t\"";
+        const std::string clean = problems(ok + ",\"key\":[\"id\"]");
+        QVERIFY2(clean.find("E: ") == std::string::npos, clean.c_str());
+        std::string p = problems(ok);
+        QVERIFY2(p.find("E: nodes[1] \"out\": params.key: mode upsert needs the conflict columns")
+                     != std::string::npos,
+                 p.c_str());
+        p = problems(
+            "\"conninfo\":\"postgresql://u:hunter2@h/db\",\"table\":\"t\",\"key\":[\"id\"]");
+        QVERIFY2(p.find("params.conninfo: holds a literal password") != std::string::npos,
+                 p.c_str());
+        QVERIFY2(p.find("hunter2") == std::string::npos, p.c_str());
+        p = problems(ok
+                     + ",\"key\":[\"id\"],\"create_table\":true,\"columns\":[{\"field\":\"id\"}]");
+        QVERIFY2(p.find("params.columns[0].type: create_table needs each column's type")
+                     != std::string::npos,
+                 p.c_str());
+        p = problems(ok
+                     + ",\"key\":[\"nope\"],\"columns\":[{\"field\":\"id\",\"type\":\"bigint\"}]");
+        QVERIFY2(p.find("params.key: `nope` is not one of the columns") != std::string::npos,
+                 p.c_str());
+        p = problems(ok + ",\"table\":\"a.b.c\",\"key\":[\"id\"]");
+        QVERIFY2(p.find("params.table") != std::string::npos, p.c_str());
+        // Pitfalls: exactly_once without checkpoints; append + at_least_once with checkpoints.
+        p = problems(ok + ",\"mode\":\"append\",\"delivery\":\"exactly_once\"");
+        QVERIFY2(p.find("W: ") != std::string::npos
+                     && p.find("exactly_once commits a transaction per checkpoint")
+                            != std::string::npos,
+                 p.c_str());
+        p = problems(ok + ",\"mode\":\"append\"",
+                     "\"settings\":{\"checkpoint\":{\"interval_ms\":1000,\"dir\":\"ck\"}},");
+        QVERIFY2(p.find("duplicate rows") != std::string::npos, p.c_str());
     }
     void cleanupTestCase() { m_pg.stop(); }
 
