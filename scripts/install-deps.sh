@@ -13,6 +13,8 @@ set -euo pipefail
 runner=(
     cmake ninja-build g++ pkg-config
     librdkafka-dev librocksdb-dev nlohmann-json3-dev libsimdjson-dev
+    # sink.postgres (libpq) is part of the engine, so of tideline-run too.
+    libpq-dev
 )
 full=(
     "${runner[@]}" git
@@ -25,8 +27,8 @@ full=(
     dpkg-dev file
     # The `fuzz` preset: libFuzzer with ASan and UBSan from Debian's clang.
     clang libclang-rt-14-dev
-    # PostgreSQL sink and its tests (a real server in a temp folder).
-    libpq-dev postgresql
+    # sink.postgres's tests and benchmark: a real PostgreSQL 15 server in a temp folder.
+    postgresql
 )
 
 packages=("${full[@]}")

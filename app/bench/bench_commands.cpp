@@ -396,6 +396,10 @@ std::string parseOptions(int argc, char **argv, int first, Options &out)
             out.query = v;
         else if (a == "--pipelines")
             out.pipelinesDir = v;
+        else if (a == "--conninfo")
+            out.conninfo = v;
+        else if (a == "--checkpoint-ms")
+            err = needInt(out.checkpointMs, 1);
         else
             return "unknown option " + a;
         if (!err.empty())
@@ -418,6 +422,8 @@ int runCommand(const std::string &command, const Options &opts)
         return nexmark(opts);
     if (command == "nexmark-file")
         return nexmarkFile(opts);
+    if (command == "postgres")
+        return postgresBench(opts);
     return 2;
 }
 

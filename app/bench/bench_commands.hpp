@@ -19,10 +19,14 @@ struct Options
     int generators = 1;
     int repeat = 1;
     std::string pipelinesDir;
+    std::string conninfo;             ///< postgres: the server to write to
+    std::int64_t checkpointMs = 1000; ///< postgres: checkpoint interval of the exactly_once run
 };
 
 /// Parses argv[first..]; returns "" or a message.
 std::string parseOptions(int argc, char **argv, int first, Options &out);
+/// postgres: generator -> sink.postgres, at_least_once against exactly_once (postgres_bench.cpp).
+int postgresBench(const Options &opts);
 /// Runs a subcommand; 0 ok, 1 failed, 2 unknown command.
 int runCommand(const std::string &command, const Options &opts);
 

@@ -41,6 +41,11 @@ Commands (every pipeline ends in sink.discard; inputs are bounded):
                      --pipelines DIR (the source tree's pipelines/nexmark)
   nexmark-file       writes --events N Nexmark events as JSONL (not timed), then runs the
                      query with source.file in place of source.nexmark
+  postgres           source.generator (--events N, 1000000) -> sink.postgres (mode upsert on
+                     event_id, batch_rows 1000) into --conninfo C (a local server; password as
+                     ${env:NAME}), once at_least_once and once exactly_once (checkpoints every
+                     --checkpoint-ms M, 1000), each into a fresh table; prints rows/s of each
+                     and what exactly_once costs against at_least_once
 
 Common options:
   --repeat R         run R times and print every run (default 1)

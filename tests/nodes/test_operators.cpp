@@ -734,7 +734,8 @@ private slots:
                      "source.file.path", "source.kafka.bootstrap_servers", "source.kafka.topic",
                      "source.kafka.group_id", "source.kafka.properties", "enrich.table",
                      "sink.file.path", "sink.upsert.path", "sink.kafka.bootstrap_servers",
-                     "sink.kafka.topic", "sink.kafka.transactional_id", "sink.kafka.properties"}));
+                     "sink.kafka.topic", "sink.kafka.transactional_id", "sink.kafka.properties",
+                     "sink.postgres.conninfo"}));
     }
 
     void upsertRefusesATableWithAnotherKey()

@@ -88,10 +88,29 @@ void OutputPreview::watchEdge(const EdgeInfo &e)
     m_place->setCurrentIndex(idx);
 }
 
+void OutputPreview::addTablePlace(const QString &node, const QString &table)
+{
+    const QString key = tableKey(node);
+    if (m_place->findData(key) < 0)
+        m_place->addItem(tr("table %1 (sink %2)").arg(table, node), key);
+}
+
+void OutputPreview::setReadBack(const QString &key,
+                                const QStringList &rowsNewestFirst,
+                                const QString &status)
+{
+    m_readBack[key] = rowsNewestFirst;
+    m_readBackStatus[key] = status;
+    if (key == currentKey())
+        render();
+}
+
 void OutputPreview::clear()
 {
     m_rings.clear();
     m_seen.clear();
+    m_readBack.clear();
+    m_readBackStatus.clear();
     render();
 }
 
@@ -142,7 +161,16 @@ void OutputPreview::render()
 {
     m_dirty = false;
     const QString key = currentKey();
-    const auto ring = m_rings.value(key);
+    const bool table = key.startsWith(QLatin1String("table:"));
+    std::deque<Seen> ring;
+    if (table) {
+        // Read back newest first: the ring is oldest first.
+        const QStringList rows = m_readBack.value(key);
+        for (auto r = rows.crbegin(); r != rows.crend(); ++r)
+            ring.push_back({std::nullopt, *r});
+    } else {
+        ring = m_rings.value(key);
+    }
     const QString needle = m_search->text().trimmed();
     m_table->setRowCount(0);
     int shown = 0;
@@ -199,7 +227,11 @@ void OutputPreview::render()
     QString status;
     if (key.isEmpty())
         status = tr("Click an edge on the canvas to preview its records");
-    else {
+    else if (table) {
+        status = m_readBackStatus.value(key, tr("Reading the table…"));
+        if (!needle.isEmpty())
+            status += tr(" · %1 match “%2”").arg(shown).arg(needle);
+    } else {
         status = tr("%1 seen · latest %2 kept, newest first")
                      .arg(countNoun(m_seen.value(key), tr("record"), tr("records")))
                      .arg(ring.size());

@@ -17,6 +17,7 @@
 #include "live/window_timeline_view.hpp"
 #include "main_window.hpp"
 #include "pipeline_document.hpp"
+#include "postgres_inspector.hpp"
 
 #include <tideline/engine/catalog.hpp>
 
@@ -32,6 +33,7 @@
 #include <QLabel>
 #include <QStatusBar>
 #include <QStyle>
+#include <QTimer>
 #include <QToolBar>
 
 #include <limits>
@@ -51,6 +53,9 @@ LiveController::LiveController(MainWindow &window)
     setObjectName(QStringLiteral("liveController"));
     m_overlay = new L::CanvasOverlay(window.scene(), this);
     m_kafka = new KafkaInspector(window.inspector(), this);
+    m_postgres = new PostgresInspector(window.inspector(), this);
+    m_postgres->setLookup(
+        [this](const std::string &id) { return m_window.document().spec().node(id); });
     buildToolbar();
     buildDocks();
     connect(m_bridge, &EngineBridge::frame, this, &LiveController::onFrame);
@@ -83,7 +88,23 @@ LiveController::LiveController(MainWindow &window)
                 m_zoomRefits = 0;
         },
         Qt::QueuedConnection);
+    connect(m_postgres, &PostgresInspector::readBack, this,
+            [this](const QString &node, const QStringList &rows, const QString &status) {
+                m_readsInFlight.remove(node);
+                m_preview->setReadBack(L::OutputPreview::tableKey(node), rows, status);
+            });
+    // The table place shows what the database holds: read again while it is on screen.
+    auto *readBackTimer = new QTimer(this);
+    readBackTimer->setInterval(2000);
+    connect(readBackTimer, &QTimer::timeout, this, [this] {
+        const QString key = m_preview->currentKey();
+        if (key.startsWith(QLatin1String("table:")) && m_preview->isVisible())
+            readBackTable(key.mid(6));
+    });
+    readBackTimer->start();
     connect(m_preview, &L::OutputPreview::currentChanged, this, [this](const QString &key) {
+        if (key.startsWith(QLatin1String("table:")))
+            readBackTable(key.mid(6));
         if (key.startsWith(QLatin1String("edge:"))) {
             const QString rest = key.mid(5);
             const int dot = static_cast<int>(rest.lastIndexOf(QLatin1Char('.')));
@@ -91,6 +112,15 @@ LiveController::LiveController(MainWindow &window)
         }
     });
     updateActions();
+}
+
+void LiveController::readBackTable(const QString &node)
+{
+    const NodeSpec *n = m_runSpec.node(node.toStdString());
+    if (!n || n->kind != "sink.postgres" || m_readsInFlight.contains(node))
+        return;
+    m_readsInFlight.insert(node);
+    m_postgres->readNewestRows(*n);
 }
 
 LiveController::~LiveController()
@@ -379,6 +409,11 @@ bool LiveController::startRun(bool paused, QString *error)
     }
     m_ledger->setNodes(ids);
     m_preview->setSinks(sinks);
+    for (const auto &n : m_runSpec.nodes)
+        if (n.kind == "sink.postgres")
+            m_preview->addTablePlace(
+                QString::fromStdString(n.id),
+                QString::fromStdString(n.params.value("table", std::string())));
     m_kafka->setRun(m_bridge->nodes(), m_bridge->edges());
     // Show the selected window node, or the first window of the pipeline.
     QString show = m_selected;
@@ -427,6 +462,7 @@ void LiveController::onSelectionChanged()
                                 : nullptr;
         m_kafka->showNode(n ? nodes.first() : QString(),
                           n ? QString::fromStdString(n->kind) : QString());
+        m_postgres->showNode(n);
         if (m_bridge->active()) {
             m_kafka->update(m_shown);
             // Its partitions are in the inspector, which a run puts behind the "why" panel.

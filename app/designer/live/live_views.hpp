@@ -39,6 +39,7 @@ namespace live {
 
 class EngineBridge;
 class KafkaInspector;
+class PostgresInspector;
 
 class LiveController final : public QObject
 {
@@ -59,6 +60,10 @@ public:
     QToolBar *toolBar() const { return m_toolbar; }
     QComboBox *paceBox() const { return m_pace; }
     KafkaInspector *kafkaInspector() const { return m_kafka; }
+    PostgresInspector *postgresInspector() const { return m_postgres; }
+    /// Reads the newest rows of a sink.postgres node of the run into the output preview's
+    /// "table" place (what the preview does every 2 s while that place is shown).
+    void readBackTable(const QString &node);
     QAction *savepointAction() const { return m_savepoint; }
     QList<QDockWidget *> docks() const { return m_docks; }
     QDockWidget *dock(const QString &objectName) const;
@@ -130,6 +135,8 @@ private:
     QAction *m_stop = nullptr;
     QAction *m_savepoint = nullptr;
     KafkaInspector *m_kafka = nullptr;
+    PostgresInspector *m_postgres = nullptr;
+    QSet<QString> m_readsInFlight; ///< sink.postgres nodes whose table is being read
     QComboBox *m_pace = nullptr;
     QLabel *m_status = nullptr;
     QString m_selected;

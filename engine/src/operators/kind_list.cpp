@@ -26,7 +26,8 @@ namespace tideline {
     X(consoleSinkKind)   /* sink.console */                                                        \
     X(discardSinkKind)   /* sink.discard */                                                        \
     X(upsertSinkKind)    /* sink.upsert */                                                         \
-    X(kafkaSinkKind)     /* sink.kafka */
+    X(kafkaSinkKind)     /* sink.kafka */                                                          \
+    X(postgresKind)      /* sink.postgres */
 #define TIDELINE_DECLARE_KIND(fn) KindDef fn();
 TIDELINE_NODE_KINDS(TIDELINE_DECLARE_KIND)
 #undef TIDELINE_DECLARE_KIND
