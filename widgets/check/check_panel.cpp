@@ -328,9 +328,14 @@ void CheckPanel::showFindings()
                     html += QStringLiteral("<p style='color:%1'>%2</p>").arg(dim, esc(f.text));
                     continue;
                 }
+                // What differs is the news for a `different` row; for the others the detail
+                // is only where the row was.
+                const bool news = f.kind == CheckFinding::Kind::Different
+                                  || f.kind == CheckFinding::Kind::Corrupt;
                 html += QStringLiteral("<p style='margin-top:6px'><b style='color:%1'>%2</b>"
                                        "&nbsp;&nbsp;%3<br><span style='color:%4'>%5</span></p>")
-                            .arg(colour(c), esc(tag), esc(f.row), dim, esc(f.detail));
+                            .arg(colour(c), esc(tag), esc(f.row),
+                                 news ? colour(style::textPrimary()) : dim, esc(f.detail));
             }
         }
         QString notes;
