@@ -215,7 +215,7 @@ private Q_SLOTS:
         typeInto(lineField(w, QStringLiteral("gap_ms")), QStringLiteral("31000"));
         QCOMPARE(paramText(w, "sessions", "gap_ms"), QStringLiteral("31000"));
         QVERIFY(c->markers()->markerText(QStringLiteral("session_log")).isEmpty());
-        QVERIFY(c->panel()->folderText().contains(QLatin1String("changed since")));
+        QVERIFY(c->panel()->summaryText().contains(QLatin1String("out of date")));
     }
 
     void saveOutputsWritesWhatUpdateExpectedWrites()

@@ -4,10 +4,13 @@
 #include "../graph/graph_style.hpp"
 #include "../graph/node_item.hpp"
 #include "check_style.hpp"
+#include "ui_scale.hpp"
 
 #include <QFontMetricsF>
 #include <QGraphicsObject>
 #include <QPainter>
+
+#include <algorithm>
 
 namespace tideline::widgets {
 
@@ -45,8 +48,10 @@ public:
         QFontMetricsF fm(font());
         const qreal h = fm.height() + 6;
         m_rect = QRectF(0, 0, h + fm.horizontalAdvance(m_text) + 8, h);
-        // Above the node's top-right corner, clear of its header and its ports.
-        setPos(style::kNodeWidth - m_rect.width(), -m_rect.height() - 4);
+        // Right of the node's header: sinks are the rightmost nodes, their input ports are
+        // on the left and an errors port sits below the header; above the node it would
+        // cover the node stacked over it (sinks often are).
+        setPos(style::kNodeWidth + 6, 10);
     }
     QString text() const { return m_text; }
     QRectF boundingRect() const override { return m_rect; }
@@ -98,6 +103,19 @@ void CheckMarkers::show(const QList<SinkCheck> &sinks)
     for (const auto &s : sinks)
         if (NodeItem *node = m_scene->nodeItem(s.sinkId))
             m_items.insert(s.sinkId, new CheckMarkerItem(s, node));
+    for (auto &item : m_items)
+        item->setScale(m_scale);
+}
+
+void CheckMarkers::setViewZoom(double zoom)
+{
+    // 10 pt in the scene is readable down to about 85 % zoom (times the presentation scale);
+    // below that the pill grows, up to 2.5×, so it keeps that size on screen.
+    const double readableZoom = 0.85 * UiScale::factor();
+    m_scale = std::clamp(readableZoom / std::max(zoom, 0.01), 1.0, 2.5);
+    for (auto &item : m_items)
+        if (item)
+            item->setScale(m_scale);
 }
 
 void CheckMarkers::clear()

@@ -24,12 +24,15 @@ public:
     /// One marker per sink of the report that is on the canvas (others are skipped).
     void show(const QList<SinkCheck> &sinks);
     void clear();
+    /// The canvas' zoom: zoomed out, the pills grow to stay readable (as the live labels do).
+    void setViewZoom(double zoom);
     /// The text of a node's marker ("" when it has none), for tests.
     QString markerText(const QString &nodeId) const;
 
 private:
     QPointer<GraphScene> m_scene;
     QHash<QString, QPointer<CheckMarkerItem>> m_items;
+    double m_scale = 1;
 };
 
 } // namespace tideline::widgets

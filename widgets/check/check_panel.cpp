@@ -4,15 +4,19 @@
 #include "check_style.hpp"
 #include "ui_scale.hpp"
 
+#include <QDir>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QResizeEvent>
 #include <QSplitter>
 #include <QTextBrowser>
 #include <QToolBar>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <optional>
 
 namespace tideline::widgets {
@@ -73,32 +77,37 @@ CheckPanel::CheckPanel(QWidget *parent)
     layout->setContentsMargins(6, 2, 6, 6);
     layout->setSpacing(2);
 
+    // Row 1: the verdict, the full width (it is what one reads first). Row 2: the actions
+    // and the folder they use.
     auto *top = new QHBoxLayout;
     top->setSpacing(6);
     m_marker->setObjectName(QStringLiteral("checkMarker"));
-    m_marker->setFixedSize(18, 18);
+    m_marker->setFixedSize(18, 18); // updateSummary() sizes it to the verdict's font
     m_summary->setObjectName(QStringLiteral("checkSummary"));
     m_summary->setFont(relativeFont(0.5, true));
+    m_summary->setTextFormat(Qt::RichText);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    // The verdict may be long ("2 of 3 sinks differ…"): it gives way to the buttons.
     m_summary->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    top->addWidget(m_marker);
+    top->addWidget(m_summary, 1);
+    layout->addLayout(top);
+
+    auto *actions = new QHBoxLayout;
+    actions->setSpacing(8);
     m_tools->setObjectName(QStringLiteral("checkTools"));
     m_tools->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     m_tools->setIconSize(QSize(16, 16));
-    top->addWidget(m_marker);
-    top->addWidget(m_summary, 1);
-    top->addWidget(m_tools);
-    layout->addLayout(top);
-
     m_folder->setObjectName(QStringLiteral("checkFolder"));
-    m_folder->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_folder->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    layout->addWidget(m_folder);
+    actions->addWidget(m_tools);
+    actions->addWidget(m_folder, 1);
+    layout->addLayout(actions);
 
     m_sinks->setObjectName(QStringLiteral("checkSinks"));
     m_sinks->setColumnCount(2);
     m_sinks->setHeaderLabels({tr("Sink"), tr("Result")});
     m_sinks->setRootIsDecorated(false);
+    m_sinks->setHeaderHidden(true); // "Sink · Result" says nothing the rows do not
     m_sinks->setUniformRowHeights(true);
     m_sinks->header()->setStretchLastSection(true);
     m_sinks->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
@@ -147,11 +156,14 @@ void CheckPanel::setReport(const CheckReport &report)
     m_sinks->clear();
     QTreeWidgetItem *pick = nullptr, *firstBad = nullptr;
     const qreal dpr = devicePixelRatioF();
+    // Markers as tall as the text (they grow with the presentation scale).
+    const int iconSize = std::max(12, fontMetrics().height() * 4 / 5);
+    m_sinks->setIconSize(QSize(iconSize, iconSize));
     for (const auto &s : report.sinks) {
         auto *item = new QTreeWidgetItem(m_sinks);
         item->setText(0, s.sinkId);
         item->setData(0, Qt::UserRole, s.sinkId);
-        item->setIcon(0, QIcon(check::markerPixmap(s.status, 14, dpr)));
+        item->setIcon(0, QIcon(check::markerPixmap(s.status, iconSize, dpr)));
         item->setText(1, check::sinkSummary(s));
         item->setForeground(1, check::statusColor(s.status));
         item->setToolTip(0, s.kind);
@@ -176,6 +188,7 @@ void CheckPanel::setReport(const CheckReport &report)
         m_sinks->setCurrentItem(pick);
     updateSummary();
     showFindings();
+    fitSinkList();
 }
 
 void CheckPanel::setOutdated(bool outdated)
@@ -212,7 +225,7 @@ void CheckPanel::selectSink(const QString &sinkId)
 
 QString CheckPanel::summaryText() const
 {
-    return m_summary->text();
+    return m_summaryText;
 }
 
 QString CheckPanel::findingsText() const
@@ -222,12 +235,71 @@ QString CheckPanel::findingsText() const
 
 QString CheckPanel::folderText() const
 {
-    return m_folder->text();
+    return m_folderText;
+}
+
+void CheckPanel::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    // Side by side when there is room for a sink's counts and a finding's window; stacked in
+    // a narrow dock (the bottom dock between the side docks is ~580 px at 1024×768).
+    const auto orientation = width() < 820 ? Qt::Vertical : Qt::Horizontal;
+    if (orientation != m_split->orientation())
+        m_split->setOrientation(orientation);
+    fitSinkList();
+    elideFolder();
+}
+
+void CheckPanel::fitSinkList()
+{
+    if (m_split->orientation() == Qt::Horizontal) {
+        // Side by side: the list as wide as its longest counts (30–50 %), the findings the
+        // rest.
+        m_sinks->resizeColumnToContents(0);
+        m_sinks->resizeColumnToContents(1);
+        const int want = m_sinks->columnWidth(0) + m_sinks->columnWidth(1)
+                         + 2 * m_sinks->frameWidth() + fontMetrics().height() * 2;
+        const int w = m_split->width();
+        const int list = std::clamp(want, w * 3 / 10, w / 2);
+        m_split->setSizes({list, w - list});
+        return;
+    }
+    // Stacked: the list as tall as its rows (at most half), the findings get the rest.
+    const int rows = std::max(1, m_sinks->topLevelItemCount());
+    int rowHeight = fontMetrics().height() + 6;
+    if (m_sinks->topLevelItemCount() > 0)
+        rowHeight = std::max(rowHeight, m_sinks->visualItemRect(m_sinks->topLevelItem(0)).height());
+    const int want = rows * rowHeight + 2 * m_sinks->frameWidth() + rowHeight / 2;
+    const int h = m_split->height();
+    const int list = std::min(want, h / 2);
+    m_split->setSizes({list, h - list});
+}
+
+void CheckPanel::elideFolder()
+{
+    // The folder's end says which pipeline it belongs to: keep the prefix and the tail.
+    // When even that is too long the prefix goes (the Folder… button beside it says what it
+    // is).
+    const QString prefix = tr("Expected outputs: ");
+    const QFontMetrics fm = m_folder->fontMetrics();
+    const int w = m_folder->width();
+    if (m_expectedDir.isEmpty() || fm.horizontalAdvance(m_folderText) <= w) {
+        m_folder->setText(m_folderText);
+        return;
+    }
+    const int room = w - fm.horizontalAdvance(prefix);
+    const QString tail = QDir::toNativeSeparators(m_expectedDir);
+    if (room >= fm.horizontalAdvance(QStringLiteral("…/") + QDir(m_expectedDir).dirName()) * 2)
+        m_folder->setText(prefix + fm.elidedText(tail, Qt::ElideLeft, room));
+    else
+        m_folder->setText(fm.elidedText(tail, Qt::ElideLeft, w));
 }
 
 void CheckPanel::updateSummary()
 {
     const qreal dpr = devicePixelRatioF();
+    const int markerSize = std::max(16, QFontMetrics(m_summary->font()).height());
+    m_marker->setFixedSize(markerSize, markerSize);
     QString text;
     QColor c = style::textPrimary();
     std::optional<SinkCheckStatus> marker;
@@ -265,24 +337,30 @@ void CheckPanel::updateSummary()
         c = check::statusColor(*marker);
         text += QStringLiteral(" · ") + formatSeconds(m_report.elapsedMs);
     }
-    m_summary->setText(text);
-    m_summary->setToolTip(text);
-    m_summary->setStyleSheet(QStringLiteral("color: %1").arg(colour(c)));
+    // A verdict about the pipeline before an edit says so on its own line's end: it is the
+    // verdict that is stale, and the first row has the whole width.
+    m_summaryText = text;
+    QString html = QStringLiteral("<span style='color:%1'>%2</span>").arg(colour(c), esc(text));
+    if (m_outdated && m_running.isEmpty()) {
+        const QString stale = tr("out of date: the pipeline changed since — check again");
+        m_summaryText += QStringLiteral(" — ") + stale;
+        html += QStringLiteral("<span style='color:%1'> — %2</span>")
+                    .arg(colour(style::warningColor()), esc(stale));
+    }
+    m_summary->setText(html);
+    m_summary->setToolTip(m_summaryText);
     if (marker)
-        m_marker->setPixmap(check::markerPixmap(*marker, 18, dpr));
+        m_marker->setPixmap(check::markerPixmap(*marker, m_marker->height(), dpr));
     else
         m_marker->clear();
 
     QString folder = m_expectedDir.isEmpty()
                          ? tr("Expected outputs: (a folder is asked for at the first check)")
                          : tr("Expected outputs: %1").arg(m_expectedDir);
-    if (m_outdated)
-        folder += tr("  —  the pipeline changed since this check: check again");
-    m_folder->setText(folder);
+    m_folderText = folder;
+    elideFolder();
     m_folder->setToolTip(m_expectedDir);
-    m_folder->setStyleSheet(
-        QStringLiteral("color: %1")
-            .arg(colour(m_outdated ? style::warningColor() : style::textSecondary())));
+    m_folder->setStyleSheet(QStringLiteral("color: %1").arg(colour(style::textSecondary())));
 }
 
 void CheckPanel::showFindings()
@@ -303,21 +381,22 @@ void CheckPanel::showFindings()
         for (const auto &s : m_report.sinks) {
             if (s.sinkId != id)
                 continue;
-            QString where = esc(s.kind);
+            // Two short lines before the findings (a 1024×768 dock shows a handful): what
+            // the sink is and which file, then the verdict. The folder is above the list.
+            QStringList where;
             if (!s.producer.isEmpty())
-                where += QStringLiteral(" · ") + esc(tr("rows from %1").arg(s.producer));
-            html += QStringLiteral("<p><b>%1</b> <span style='color:%2'>%3</span></p>")
-                        .arg(esc(s.sinkId), dim, where);
+                where << tr("rows from %1").arg(s.producer);
+            where << (s.status == SinkCheckStatus::Written ? tr("written to %1")
+                                                           : tr("compared with %1"))
+                         .arg(QFileInfo(s.expectedFile).fileName());
+            html += QStringLiteral("<p style='margin:0'><b>%1</b>&nbsp;&nbsp;"
+                                   "<span style='color:%2'>%3</span></p>")
+                        .arg(esc(s.sinkId), dim, esc(where.join(QStringLiteral(" · "))));
             QString verdict = check::sinkSummary(s);
             if (s.status == SinkCheckStatus::Fail && !s.orderOnly)
                 verdict += tr(" — expected %1 rows, got %2").arg(s.expectedRows).arg(s.actualRows);
-            html += QStringLiteral("<p style='color:%1'><b>%2</b></p>")
+            html += QStringLiteral("<p style='margin:2px 0 0 0; color:%1'><b>%2</b></p>")
                         .arg(colour(check::statusColor(s.status)), esc(verdict));
-            html += QStringLiteral("<p style='color:%1'>%2 <code>%3</code></p>")
-                        .arg(dim,
-                             esc(s.status == SinkCheckStatus::Written ? tr("written to")
-                                                                      : tr("compared with")),
-                             esc(s.expectedFile));
             if (s.status == SinkCheckStatus::Missing)
                 html += QStringLiteral("<p>%1</p>")
                             .arg(esc(tr("There is no expected file for this sink yet: Save "
@@ -332,7 +411,7 @@ void CheckPanel::showFindings()
                 // is only where the row was.
                 const bool news = f.kind == CheckFinding::Kind::Different
                                   || f.kind == CheckFinding::Kind::Corrupt;
-                html += QStringLiteral("<p style='margin-top:6px'><b style='color:%1'>%2</b>"
+                html += QStringLiteral("<p style='margin:6px 0 0 0'><b style='color:%1'>%2</b>"
                                        "&nbsp;&nbsp;%3<br><span style='color:%4'>%5</span></p>")
                             .arg(colour(c), esc(tag), esc(f.row),
                                  news ? colour(style::textPrimary()) : dim, esc(f.detail));

@@ -48,9 +48,14 @@ Q_SIGNALS:
     /// A sink row was clicked or activated: show that node.
     void sinkSelected(const QString &sinkId);
 
+protected:
+    void resizeEvent(QResizeEvent *event) override;
+
 private:
     void showFindings();
     void updateSummary();
+    void fitSinkList();
+    void elideFolder();
 
     QLabel *m_marker;
     QLabel *m_summary;
@@ -61,6 +66,8 @@ private:
     QTextBrowser *m_findings;
     CheckReport m_report;
     QString m_expectedDir;
+    QString m_folderText;  ///< the folder line before eliding
+    QString m_summaryText; ///< the verdict line as plain text
     bool m_hasReport = false;
     bool m_outdated = false;
     QString m_running;

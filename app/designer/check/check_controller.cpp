@@ -181,8 +181,12 @@ CheckController::CheckController(MainWindow &window)
         twin(m_saveAction, tr("Save as expected…"), QStringLiteral("Check.PanelSave")));
     m_panel->toolBar()->addAction(
         twin(m_folderAction, tr("Folder…"), QStringLiteral("Check.PanelFolder")));
-    m_panel->toolBar()->addAction(
-        twin(m_stopAction, tr("Stop"), QStringLiteral("Check.PanelStop")));
+    // Stop only while a check runs: the room is the folder's the rest of the time.
+    auto *stopTwin = twin(m_stopAction, tr("Stop"), QStringLiteral("Check.PanelStop"));
+    stopTwin->setVisible(false);
+    connect(m_stopAction, &QAction::changed, stopTwin,
+            [stopTwin, this] { stopTwin->setVisible(m_stopAction->isEnabled()); });
+    m_panel->toolBar()->addAction(stopTwin);
 
     m_dock = new QDockWidget(tr("Check"), &m_window);
     m_dock->setObjectName(QStringLiteral("checkDock"));
@@ -203,6 +207,9 @@ CheckController::CheckController(MainWindow &window)
     });
     connect(&m_window.document(), &PipelineDocument::changed, this,
             &CheckController::onDocumentChanged);
+    m_markers->setViewZoom(m_window.view()->zoom());
+    connect(m_window.view(), &widgets::GraphView::zoomChanged, m_markers,
+            &W::CheckMarkers::setViewZoom);
     connect(&m_window.document(), &PipelineDocument::filePathChanged, this,
             [this] { m_panel->setExpectedDir(expectedDir()); });
     m_progress.setInterval(200);
@@ -318,7 +325,7 @@ void CheckController::bringForward()
     m_dock->raise();
     // Room for the findings: the bottom docks start at 170 px, which shows two or three.
     if (m_dock->height() < 200)
-        m_window.resizeDocks({m_dock}, {std::max(220, m_window.height() * 2 / 5)}, Qt::Vertical);
+        m_window.resizeDocks({m_dock}, {std::max(220, m_window.height() * 9 / 20)}, Qt::Vertical);
 }
 
 void CheckController::updateProgress()
@@ -349,6 +356,9 @@ void CheckController::show(const W::CheckReport &report)
 {
     m_panel->setReport(report);
     m_markers->show(report.sinks);
+    // A fitted canvas keeps the markers inside (the one on the rightmost sink sticks out).
+    if (m_window.view()->isFitted())
+        m_window.view()->fitToContents();
     bringForward();
     updateActions();
     Q_EMIT finished(report);
