@@ -75,8 +75,8 @@ widgets::CheckReport runCheck(MainWindow &w, bool save = false)
     if (!g_run.started) // refused before any run: the report (if any) is already shown
         return c->panel()->report();
     const QString what = save ? QStringLiteral("Running ") : QStringLiteral("Checking ");
-    g_run.inBackground = c->running() && c->panel()->summaryText().startsWith(what)
-                         && done.isEmpty();
+    g_run.inBackground
+        = c->running() && c->panel()->summaryText().startsWith(what) && done.isEmpty();
     g_run.finished = done.wait(60000) && !c->running();
     return c->panel()->report();
 }
