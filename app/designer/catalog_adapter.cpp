@@ -2,6 +2,7 @@
 
 #include "json_bridge.hpp"
 
+#include <QDir>
 #include <QObject>
 #include <QRegularExpression>
 
@@ -185,6 +186,26 @@ QString nodeSummary(const NodeSpec &node, const NodeKind *kind)
                           : qstr(d.name) + QStringLiteral(" ") + v);
         }
     return parts.join(QStringLiteral(" · "));
+}
+
+QStringList relativePathParams(const PipelineSpec &spec)
+{
+    QStringList out;
+    for (const auto &n : spec.nodes) {
+        const NodeKind *kind = findNodeKind(n.kind);
+        if (!kind || !n.params.is_object())
+            continue;
+        for (const auto &d : kind->params) {
+            if (d.type != ParamType::Path || !n.params.contains(d.name)
+                || !n.params[d.name].is_string())
+                continue;
+            const QString p = QString::fromStdString(n.params[d.name].get<std::string>());
+            if (!p.isEmpty() && !QDir::isAbsolutePath(p) && !p.startsWith(QLatin1String("${")))
+                out << QStringLiteral("%1.%2 = %3")
+                           .arg(QString::fromStdString(n.id), QString::fromStdString(d.name), p);
+        }
+    }
+    return out;
 }
 
 } // namespace tideline::designer

@@ -32,4 +32,9 @@ NodeProblems nodeProblems(const std::vector<Diagnostic> &diagnostics, const QStr
 /// One short line about a node's most telling params ("tumbling · size_ms 60000").
 QString nodeSummary(const NodeSpec &node, const NodeKind *kind);
 
+/// The path params that resolve against the pipeline file's folder (not absolute, not a
+/// ${env:}/${file:} reference), as "node.param = value": an unsaved pipeline with any cannot
+/// run (Run, Check) until it has a folder.
+QStringList relativePathParams(const PipelineSpec &spec);
+
 } // namespace tideline::designer

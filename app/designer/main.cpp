@@ -1,12 +1,14 @@
 // tideline: the pipeline designer.
 //   tideline [PIPELINE.json] [--screenshot OUT.png] [--size WxH] [--run PACE] [--after MS]
-//            [--presentation SCALE] [--select NODE] [--raise DOCK]
+//            [--presentation SCALE] [--select NODE] [--raise DOCK] [--check]
 // --screenshot renders the main window to a PNG and exits (docs and tests): after loading,
 // or with --run after the run has gone on for --after ms (then paused, so that every view
 // shows the same moment). PACE is a choice of the Run toolbar: rps:20, speed:60, flat, file.
 // --presentation sets the presentation scale (View > Presentation mode), e.g. 1.5. --raise
 // brings a dock forward for the shot: lateLedgerDock, liveChartsDock, outputPreviewDock, ...
+// --check runs Test › Check Against Expected Outputs and takes the shot once it has finished.
 
+#include "check/check_controller.hpp"
 #include "engine_bridge.hpp"
 #include "graph/graph_scene.hpp"
 #include "graph/graph_view.hpp"
@@ -22,6 +24,9 @@
 #include <QDockWidget>
 #include <QScreen>
 #include <QTimer>
+
+#include <memory>
+#include <utility>
 
 int main(int argc, char **argv)
 {
@@ -69,6 +74,10 @@ int main(int argc, char **argv)
                                             "(e.g. lateLedgerDock)."),
                              QStringLiteral("DOCK"));
     parser.addOption(raise);
+    QCommandLineOption check(QStringLiteral("check"),
+                             QStringLiteral("With --screenshot: check the pipeline against its "
+                                            "expected outputs, then take the shot."));
+    parser.addOption(check);
     parser.addPositionalArgument(QStringLiteral("pipeline"),
                                  QStringLiteral("Pipeline file to open."));
     parser.process(app);
@@ -109,7 +118,23 @@ int main(int argc, char **argv)
                 QApplication::exit(saved && opened ? 0 : 1);
             });
         };
-        if (parser.isSet(run) && opened) {
+        if (parser.isSet(check) && opened) {
+            // Asked for on the command line: no "run a pipeline from elsewhere?" question.
+            window.setRunConfirmer([](const QString &) { return true; });
+            // The report (or why there is none) is shown: take the shot once.
+            auto *checker = window.checkController();
+            auto once = std::make_shared<bool>(false);
+            auto shoot = [grab, once] {
+                if (!std::exchange(*once, true))
+                    QTimer::singleShot(200, grab);
+            };
+            QObject::connect(checker, &tideline::designer::CheckController::finished, &window,
+                             shoot);
+            QTimer::singleShot(300, &window, [checker, shoot] {
+                if (!checker->check() && !checker->running())
+                    shoot(); // refused before running (the panel may say why)
+            });
+        } else if (parser.isSet(run) && opened) {
             const QString pace = parser.value(run);
             live->paceBox()->setCurrentIndex(live->paceBox()->findData(pace));
             QString error;

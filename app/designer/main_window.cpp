@@ -2,6 +2,7 @@
 
 #include "auto_layout.hpp"
 #include "catalog_adapter.hpp"
+#include "check/check_controller.hpp"
 #include "commands/add_nodes_command.hpp"
 #include "commands/connect_command.hpp"
 #include "commands/move_nodes_command.hpp"
@@ -86,6 +87,7 @@ MainWindow::MainWindow(QWidget *parent)
     buildMenus();
     buildDocks();
     connectViews();
+    m_check = new CheckController(*this);
     statusBar()->addPermanentWidget(m_problemLabel);
     statusBar()->addPermanentWidget(m_zoomLabel);
     m_zoomLabel->setText(QStringLiteral("100%"));
@@ -156,7 +158,9 @@ MainWindow::~MainWindow()
 
 QAction *MainWindow::action(const QString &id) const
 {
-    return m_actions.value(id);
+    if (QAction *a = m_actions.value(id))
+        return a;
+    return findChild<QAction *>(id);
 }
 
 // --- construction ---------------------------------------------------------------------------
@@ -305,6 +309,7 @@ void MainWindow::buildMenus()
     m_examplesMenu = help->addMenu(tr("&Examples"));
     help->addSeparator();
     help->addAction(action("Help.About"));
+    m_actions.insert("Help.Menu", help->menuAction());
     rebuildExamplesMenu();
 
     auto *tools = addToolBar(tr("Main"));

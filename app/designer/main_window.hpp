@@ -22,6 +22,7 @@ struct ConnectionId;
 
 namespace tideline::designer {
 
+class CheckController;
 class PipelineDocument;
 class PipelineGraphModel;
 struct PipelineHeader;
@@ -39,6 +40,10 @@ public:
     widgets::NodePalette *palette() const { return m_palette; }
     widgets::NodeInspector *inspector() const { return m_inspector; }
     widgets::ProblemsPanel *problemsPanel() const { return m_problems; }
+    /// Check against expected outputs / Save outputs as expected (the Test menu).
+    CheckController *checkController() const { return m_check; }
+    /// An action by id ("File.Save"), also those added by the check and live views
+    /// ("Check.Run"), found by object name.
     QAction *action(const QString &id) const;
     /// The reason of the last refused connection (shown in the status bar).
     QString lastRefusal() const { return m_lastRefusal; }
@@ -125,6 +130,7 @@ private:
     widgets::NodePalette *m_palette;
     widgets::NodeInspector *m_inspector;
     widgets::ProblemsPanel *m_problems;
+    CheckController *m_check = nullptr;
     QHash<QString, QAction *> m_actions;
     QMenu *m_recentMenu = nullptr;
     QMenu *m_examplesMenu = nullptr;

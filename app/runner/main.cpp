@@ -1,12 +1,12 @@
 // tideline-run: validate or execute a pipeline file headless (the contract's runner).
 
 #include "cli_options.hpp"
-#include "expect.hpp"
 #include "log.hpp"
 #include "metrics_server.hpp"
 
 #include <tideline/engine/catalog_markdown.hpp>
 #include <tideline/engine/client_log.hpp>
+#include <tideline/engine/expected_outputs.hpp>
 #include <tideline/engine/job.hpp>
 #include <tideline/engine/metrics_json.hpp>
 #include <tideline/engine/upsert_table.hpp>
@@ -117,8 +117,7 @@ int main(int argc, char **argv)
 
     // --expect: the sinks write into a temporary folder, compared (or saved) after the run.
     std::string expectTemp;
-    std::vector<runner::SinkCapture> captures;
-    std::vector<std::string> unchecked;
+    expected::Plan expectPlan;
     if (!opt.expectDir.empty()) {
         std::string pattern
             = (std::filesystem::temp_directory_path() / "tideline-expect-XXXXXX").string();
@@ -127,7 +126,7 @@ int main(int argc, char **argv)
             return 1;
         }
         expectTemp = pattern;
-        if (std::string e = runner::prepareExpect(*loaded.spec, expectTemp, captures, unchecked);
+        if (std::string e = expected::prepare(*loaded.spec, expectTemp, "--expect", expectPlan);
             !e.empty()) {
             std::filesystem::remove_all(expectTemp);
             runner::log::error(e, {{"file", opt.pipeline}});
@@ -211,8 +210,12 @@ int main(int argc, char **argv)
         }
         metricsServer.reset();
         job.reset(); // sinks closed: their files and tables are complete and readable
-        return runner::checkExpected(captures, unchecked, opt.expectDir, opt.updateExpected,
-                                     std::cout);
+        const auto outputs = expected::readOutputs(expectPlan);
+        const expected::Report report = opt.updateExpected
+                                            ? expected::write(expectPlan, outputs, opt.expectDir)
+                                            : expected::compare(expectPlan, outputs, opt.expectDir);
+        expected::printReport(report, std::cout);
+        return report.passed() ? 0 : 1;
     }
     return 0;
 }

@@ -84,12 +84,16 @@ QRectF GraphView::contentsRect() const
     QRectF r = s ? s->nodesBoundingRect() : QRectF();
     if (r.isEmpty())
         return r; // no nodes: nothing to fit, whatever else is left on the scene
-    // Labels placed beside nodes (live figures under and to the right of them) are part of
-    // what the user wants to see: fitting nodes alone cut them off at the edges.
+    // Labels placed beside nodes (live figures under and to the right of them, a check's
+    // marker pill, a child of its node) are part of what the user wants to see: fitting
+    // nodes alone cut them off at the edges.
     if (scene())
         for (const QGraphicsItem *item : scene()->items())
-            if (item->isVisible() && !item->parentItem())
+            if (item->isVisible() && !item->parentItem()) {
                 r |= item->sceneBoundingRect();
+                if (!item->childItems().isEmpty())
+                    r |= item->mapRectToScene(item->childrenBoundingRect());
+            }
     return r;
 }
 

@@ -1,5 +1,6 @@
 #include "live_views.hpp"
 
+#include "catalog_adapter.hpp"
 #include "document_change.hpp"
 #include "engine_bridge.hpp"
 #include "graph/graph_scene.hpp"
@@ -235,24 +236,7 @@ void LiveController::buildToolbar()
 
 QStringList LiveController::relativePaths() const
 {
-    // Path params that resolve against the pipeline file's folder (not absolute, not a
-    // ${env:}/${file:} reference).
-    QStringList out;
-    for (const auto &n : m_window.document().spec().nodes) {
-        const NodeKind *kind = findNodeKind(n.kind);
-        if (!kind || !n.params.is_object())
-            continue;
-        for (const auto &d : kind->params) {
-            if (d.type != ParamType::Path || !n.params.contains(d.name)
-                || !n.params[d.name].is_string())
-                continue;
-            const QString p = QString::fromStdString(n.params[d.name].get<std::string>());
-            if (!p.isEmpty() && !QDir::isAbsolutePath(p) && !p.startsWith(QLatin1String("${")))
-                out << QStringLiteral("%1.%2 = %3")
-                           .arg(QString::fromStdString(n.id), QString::fromStdString(d.name), p);
-        }
-    }
-    return out;
+    return relativePathParams(m_window.document().spec());
 }
 
 bool LiveController::readyToStart()

@@ -1,12 +1,15 @@
-#include "output_diff.hpp"
+// Comparing one sink's output with what it should be, and saying the difference in stream
+// terms (see expected_outputs.hpp): rows are paired by their identity (a window's key and
+// bounds) so that one missing row does not make every later row "different".
 
-#include <tideline/engine/spec.hpp>
+#include <tideline/engine/expected_outputs.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <ctime>
 #include <map>
 
-namespace tideline::runner {
+namespace tideline::expected {
 
 namespace {
 
@@ -201,13 +204,19 @@ SinkDiff diffOutputs(const std::vector<std::string> &expected,
             unmatchedWant.push_back(i);
         }
     }
-    std::vector<std::string> findings;
+    std::vector<Finding> findings;
+    using K = Finding::Kind;
     if (jsonLines)
         for (std::size_t i = 0; i < want.size(); ++i)
-            if (!want[i].json.is_object())
-                findings.push_back("corrupt    expected line " + std::to_string(i + 1)
-                                   + " is not a JSON object (a truncated or edited file?): "
-                                   + describeRow(want[i], identity));
+            if (!want[i].json.is_object()) {
+                Finding f{K::Corrupt,
+                          describeRow(want[i], identity),
+                          "expected line " + std::to_string(i + 1)
+                              + " is not a JSON object (a truncated or edited file?)",
+                          {}};
+                f.text = "corrupt    " + f.detail + ": " + f.row;
+                findings.push_back(std::move(f));
+            }
     for (std::size_t i : unmatchedWant) {
         auto [lo, hi] = gotById.equal_range(want[i].identity);
         auto partner = std::find_if(lo, hi, [&](const auto &p) { return !got[p.second].used; });
@@ -215,37 +224,56 @@ SinkDiff diffOutputs(const std::vector<std::string> &expected,
             Row &g = got[partner->second];
             g.used = true;
             ++d.different;
-            findings.push_back("different  " + describeRow(want[i], identity) + ": "
-                               + fieldChanges(want[i].json, g.json));
+            Finding f{K::Different,
+                      describeRow(want[i], identity),
+                      fieldChanges(want[i].json, g.json),
+                      {}};
+            f.text = "different  " + f.row + ": " + f.detail;
+            findings.push_back(std::move(f));
         } else {
             ++d.missing;
-            findings.push_back("missing    " + describeRow(want[i], identity) + "  (expected line "
-                               + std::to_string(i + 1) + ")");
+            Finding f{K::Missing,
+                      describeRow(want[i], identity),
+                      "expected line " + std::to_string(i + 1),
+                      {}};
+            f.text = "missing    " + f.row + "  (" + f.detail + ")";
+            findings.push_back(std::move(f));
         }
     }
     for (std::size_t i = 0; i < got.size(); ++i)
         if (!got[i].used) {
             ++d.extra;
-            findings.push_back("extra      " + describeRow(got[i], identity) + "  (output line "
-                               + std::to_string(i + 1) + ")");
+            Finding f{K::Extra,
+                      describeRow(got[i], identity),
+                      "output line " + std::to_string(i + 1),
+                      {}};
+            f.text = "extra      " + f.row + "  (" + f.detail + ")";
+            findings.push_back(std::move(f));
         }
     if (findings.empty()) {
         d.orderOnly = true;
         std::size_t i = 0;
         while (i < expected.size() && i < actual.size() && expected[i] == actual[i])
             ++i;
-        findings.push_back("same rows in another order; the first out of place is output line "
-                           + std::to_string(i + 1) + ": "
-                           + describeRow(got[std::min(i, got.size() - 1)], identity)
-                           + (identity.fields.empty()
-                                  ? std::string()
-                                  : " (a window's results within one firing are ordered by key)"));
+        Finding f{K::Order,
+                  describeRow(got[std::min(i, got.size() - 1)], identity),
+                  "same rows in another order; the first out of place is output line "
+                      + std::to_string(i + 1),
+                  {}};
+        f.text = f.detail + ": " + f.row
+                 + (identity.fields.empty()
+                        ? std::string()
+                        : " (a window's results within one firing are ordered by key)");
+        findings.push_back(std::move(f));
     }
-    for (std::size_t i = 0; i < findings.size() && i < kMaxFindings; ++i)
-        d.lines.push_back(findings[i]);
-    if (findings.size() > kMaxFindings)
-        d.lines.push_back("… and " + std::to_string(findings.size() - kMaxFindings) + " more");
+    const std::size_t more = findings.size() > kMaxFindings ? findings.size() - kMaxFindings : 0;
+    findings.resize(std::min(findings.size(), kMaxFindings));
+    d.findings = std::move(findings);
+    if (more > 0) {
+        const std::string text = "… and " + std::to_string(more) + " more";
+        d.findings.push_back(Finding{K::More, {}, text, text});
+    }
     return d;
 }
 
-} // namespace tideline::runner
+} // namespace tideline::expected
