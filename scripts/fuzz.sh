@@ -39,10 +39,12 @@ for h in "${harnesses[@]}"; do
     fi
     echo "== fuzz_$h for ${seconds}s (log: $log)"
     status=0
+    start=$(date +%s)
     "$build/tests/fuzz/fuzz_$h" "${args[@]}" "$build/fuzz-corpus/$h" \
         "tests/fuzz/corpus/$h" "tests/fuzz/regressions/$h" >"$log" 2>&1 || status=$?
     runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
-    secs=$(grep -o 'Done [0-9]* runs in [0-9]* second' "$log" | grep -o 'in [0-9]*' | grep -o '[0-9]*' || echo "$seconds")
+    new=$(grep -o 'stat::new_units_added: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
+    secs=$(($(date +%s) - start)) # wall clock: a crash ends the run early
     rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
     cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 || true)
     if [ "$status" -ne 0 ]; then
@@ -52,9 +54,9 @@ for h in "${harnesses[@]}"; do
     else
         found="nothing"
     fi
-    summary+=$(printf '%-13s %8s runs  %6s s  %7s exec/s  %-10s  %s' "$h" "$runs" "$secs" "$rate" "$cov" "$found")$'\n'
+    summary+=$(printf '%-13s %10s %8s %8s %6s  %-10s  %s' "$h" "$runs" "$secs" "$rate" "$new" "$cov" "$found")$'\n'
 done
 echo
-echo "harness           runs   seconds    exec/s  coverage    found"
+echo "harness             runs  seconds   exec/s    new  coverage    found"
 printf '%s' "$summary"
 exit $failed

@@ -99,6 +99,41 @@ private slots:
         QVERIFY(err.find("not valid JSON") != std::string::npos);
     }
 
+    void manifestNumbersBeyondTheirFieldAreRejected()
+    {
+        // Found by fuzzing (issue 15): an unsealed (format 1) manifest whose numbers do not fit
+        // their field was read as silently wrong values (a float beyond int64 converted with
+        // undefined behaviour, a negative size wrapped). Each is now an error naming the field.
+        checkpoint::Manifest m;
+        m.id = 3;
+        m.stateDir = "chk-000003";
+        checkpoint::NodeEntry e;
+        e.id = "w";
+        e.kind = "window";
+        e.fingerprint = "window/x";
+        m.nodes.push_back(e);
+        Json base = Json::parse(checkpoint::writeManifest(m));
+        base.erase("crc32c"); // the seal: format 1 had none
+        base["format"] = checkpoint::kManifestFormatUnsealed;
+        checkpoint::Manifest back;
+        std::string err;
+        QVERIFY2(checkpoint::parseManifest(base.dump(), back, err), err.c_str());
+        const std::vector<std::pair<std::string, Json>> bad
+            = {{"combined_in", -9223374073709551616.0}, {"out_w", 1.5},        {"bytes", -1},
+               {"crc32c", std::int64_t{1} << 33},       {"records_in", 1e300}, {"chunks", "1"}};
+        for (const auto &[field, value] : bad) {
+            Json j = base;
+            j["nodes"][0][field] = value;
+            QVERIFY2(!checkpoint::parseManifest(j.dump(), back, err), field.c_str());
+            QVERIFY2(err.find("`" + field + "` is not an integer in range") != std::string::npos,
+                     err.c_str());
+        }
+        Json j = base;
+        j["id"] = 18446744073709551615u;
+        QVERIFY(!checkpoint::parseManifest(j.dump(), back, err));
+        QVERIFY2(err.find("`id` is not an integer in range") != std::string::npos, err.c_str());
+    }
+
     void stateDbRoundTripAndChunks()
     {
         tideline::testing::TempDir tmp;

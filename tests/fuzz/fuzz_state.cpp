@@ -87,6 +87,34 @@ std::string restoreAndSnapshot(const Config &c, std::string_view blob, bool &rej
     return w.take();
 }
 
+/// Every field of an accepted manifest holds exactly the value of the file: `written` (the
+/// manifest written back) agrees with `file` on each key both have (the writer adds the seal,
+/// the format and the defaults of optional fields).
+void checkSameValues(const Json &file, const Json &written, const std::string &where)
+{
+    for (const auto &[key, value] : written.items()) {
+        if (key == "format" || (key == "crc32c" && where.empty()) || key == "nodes")
+            continue;
+        const auto it = file.find(key);
+        if (it != file.end())
+            FUZZ_CHECK(*it == value, "manifest " + where + key + ": read " + value.dump() + " from "
+                                         + it->dump());
+    }
+}
+
+void checkManifestAsWritten(std::string_view text, const checkpoint::Manifest &m)
+{
+    const Json file = Json::parse(text, nullptr, false);
+    const Json written = Json::parse(checkpoint::writeManifest(m));
+    FUZZ_CHECK(file.is_object(), "an accepted manifest is not a JSON object");
+    checkSameValues(file, written, "");
+    const Json &nodes = file.at("nodes");
+    FUZZ_CHECK(nodes.size() == m.nodes.size(), "manifest nodes lost or added");
+    for (std::size_t i = 0; i < m.nodes.size(); ++i)
+        checkSameValues(nodes.at(i), written.at("nodes").at(i),
+                        "nodes[" + std::to_string(i) + "].");
+}
+
 void writeSeed(const std::string &dir, const std::string &name, char pick, const std::string &blob)
 {
     std::ofstream out(dir + "/" + name, std::ios::binary | std::ios::trunc);
@@ -140,12 +168,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     if (pick == 0) {
         checkpoint::Manifest m;
         std::string error;
+        bool accepted = false;
         try {
-            if (!checkpoint::parseManifest(std::string(blob), m, error))
+            accepted = checkpoint::parseManifest(std::string(blob), m, error);
+            if (!accepted)
                 FUZZ_CHECK(!error.empty(), "manifest rejected without a reason");
         } catch (const std::exception &e) {
             FUZZ_CHECK(false, std::string("parseManifest threw: ") + e.what());
         }
+        if (accepted)
+            checkManifestAsWritten(blob, m);
         return 0;
     }
     if (pick == 1) {

@@ -4,7 +4,47 @@
 
 #include <tideline/engine/spec.hpp> // Json (nlohmann ordered_json)
 
+#include <limits>
+#include <stdexcept>
+
 namespace tideline::checkpoint {
+
+namespace {
+
+/// An integer field, exactly as written: nlohmann's get<T>() converts a float or an integer
+/// beyond T without a check (out of range is undefined behaviour, a negative size wraps), so a
+/// corrupt manifest could be read as silently wrong numbers. The writer writes integers only.
+template<typename T>
+T integerField(const Json &value, const char *name)
+{
+    using Limits = std::numeric_limits<T>;
+    bool fits = false;
+    if (value.is_number_unsigned()) {
+        fits = value.get<std::uint64_t>() <= static_cast<std::uint64_t>(Limits::max());
+    } else if (value.is_number_integer()) {
+        const std::int64_t v = value.get<std::int64_t>();
+        fits = v < 0 ? Limits::is_signed && v >= static_cast<std::int64_t>(Limits::min())
+                     : static_cast<std::uint64_t>(v) <= static_cast<std::uint64_t>(Limits::max());
+    }
+    if (!fits)
+        throw std::out_of_range(std::string("`") + name + "` is not an integer in range");
+    return value.get<T>();
+}
+
+template<typename T>
+T integerAt(const Json &obj, const char *name)
+{
+    return integerField<T>(obj.at(name), name);
+}
+
+template<typename T>
+T integerOr(const Json &obj, const char *name, T fallback)
+{
+    const auto it = obj.find(name);
+    return it == obj.end() ? fallback : integerField<T>(*it, name);
+}
+
+} // namespace
 
 std::string writeManifest(const Manifest &m)
 {
@@ -73,34 +113,34 @@ bool parseManifest(const std::string &text, Manifest &m, std::string &error)
             return false;
         }
         m = Manifest{};
-        m.id = j.at("id").get<std::int64_t>();
+        m.id = integerAt<std::int64_t>(j, "id");
         m.kind = j.at("kind").get<std::string>();
         m.pipeline = j.value("pipeline", std::string());
-        m.createdMs = j.at("created_ms").get<std::int64_t>();
+        m.createdMs = integerAt<std::int64_t>(j, "created_ms");
         m.final = j.at("final").get<bool>();
         m.endStatus = j.value("end_status", std::string());
         m.stateDir = j.at("state_dir").get<std::string>();
-        m.recordsRead = j.at("records_read").get<std::int64_t>();
+        m.recordsRead = integerAt<std::int64_t>(j, "records_read");
         for (const auto &e : j.at("nodes")) {
             NodeEntry n;
             n.id = e.at("id").get<std::string>();
             n.kind = e.at("kind").get<std::string>();
             n.fingerprint = e.at("fingerprint").get<std::string>();
-            n.bytes = e.at("bytes").get<std::uint64_t>();
-            n.crc = e.at("crc32c").get<std::uint32_t>();
-            n.chunks = e.at("chunks").get<std::uint64_t>();
-            n.outW = e.at("out_w").get<std::int64_t>();
-            n.combinedIn = e.at("combined_in").get<std::int64_t>();
+            n.bytes = integerAt<std::uint64_t>(e, "bytes");
+            n.crc = integerAt<std::uint32_t>(e, "crc32c");
+            n.chunks = integerAt<std::uint64_t>(e, "chunks");
+            n.outW = integerAt<std::int64_t>(e, "out_w");
+            n.combinedIn = integerAt<std::int64_t>(e, "combined_in");
             if (auto own = e.find("own_w"); own != e.end()) {
                 n.hasOwnW = true;
-                n.ownW = own->get<std::int64_t>();
+                n.ownW = integerField<std::int64_t>(*own, "own_w");
             }
             n.outIdle = e.at("out_idle").get<bool>();
             n.sourceFinished = e.at("source_finished").get<bool>();
-            n.recordsIn = e.value("records_in", std::int64_t{0});
-            n.recordsOut = e.value("records_out", std::int64_t{0});
-            n.late = e.value("late", std::int64_t{0});
-            n.errors = e.value("errors", std::int64_t{0});
+            n.recordsIn = integerOr<std::int64_t>(e, "records_in", 0);
+            n.recordsOut = integerOr<std::int64_t>(e, "records_out", 0);
+            n.late = integerOr<std::int64_t>(e, "late", 0);
+            n.errors = integerOr<std::int64_t>(e, "errors", 0);
             m.nodes.push_back(std::move(n));
         }
     } catch (const std::exception &e) {

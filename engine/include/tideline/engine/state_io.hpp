@@ -173,6 +173,9 @@ public:
 
     bool failed() const { return m_failed; }
     bool atEnd() const { return m_pos == m_data.size(); }
+    /// Bytes not read yet: a bound for a count read from the data (each item takes at least a
+    /// byte), so a corrupt count cannot make a reader reserve more than the data could hold.
+    std::size_t remaining() const { return m_data.size() - m_pos; }
 
 private:
     void raw(void *p, std::size_t n)

@@ -187,6 +187,12 @@ public:
         std::uint64_t n = r.u64();
         for (std::uint64_t i = 0; i < n && !r.failed(); ++i) {
             std::string key = r.str();
+            // A key saved twice is corruption: merging the two would restore a group that
+            // was never saved (and list it twice in the firing order).
+            if (!r.failed() && m_groups.count(key) != 0)
+                throw ConfigError("node `" + m_nodeId
+                                  + "`: the checkpointed top state is corrupt (a group saved "
+                                    "twice)");
             Group &g = m_groups[key];
             g.fireAt = r.i64();
             g.start = r.i64();

@@ -117,6 +117,13 @@ public:
     {
         m_next = r.i64();
         m_heap = {};
+        // A corrupt blob must not restore events this generator never scheduled: their times
+        // (baseTime) would overflow. Every pending event's index is below m_next, and m_next
+        // is within count with a representable time.
+        const bool nextOk
+            = m_next >= 0 && (m_count == 0 || m_next <= m_count)
+              && static_cast<double>(m_start) + static_cast<double>(m_next) * 1000.0 / m_rate
+                     < 9.0e18;
         std::uint64_t n = r.u64();
         for (std::uint64_t i = 0; i < n && !r.failed(); ++i) {
             Pending p;
@@ -124,8 +131,14 @@ public:
             p.seq = r.u64();
             Record ignored; // rebuilt from seq by make() at emission
             r.record(ignored);
+            if (!r.failed() && (!nextOk || p.seq / 2 >= static_cast<std::uint64_t>(m_next)))
+                throw ConfigError("the checkpointed generator state is corrupt (an event it "
+                                  "never scheduled)");
             m_heap.push(p);
         }
+        if (!r.failed() && !nextOk)
+            throw ConfigError("the checkpointed generator state is corrupt (next event "
+                              + std::to_string(m_next) + ")");
     }
     std::string stateFingerprint() const override
     {

@@ -186,8 +186,10 @@ public:
             p.start = start;
             p.end = end;
             p.fired = fired;
-            // A corrupt count must not reserve terabytes: the reader fails at the real end.
-            p.table.reset(std::min<std::uint64_t>(entries, 1u << 24), m_aggs.size());
+            // A corrupt count must not reserve gigabytes: an entry takes at least a byte (its
+            // key's length), and the reader fails at the real end.
+            p.table.reset(std::min<std::uint64_t>({entries, r.remaining(), 1u << 24}),
+                          m_aggs.size());
             for (std::uint64_t e = 0; e < entries && !r.failed(); ++e) {
                 const std::string_view key = readKey(r, scratch);
                 bool created = false;
