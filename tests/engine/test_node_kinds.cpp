@@ -99,7 +99,7 @@ private Q_SLOTS:
         }
         QVERIFY(!findKindImpl("sink.nowhere"));
         QCOMPARE(nodeKinds().front().kind, std::string("source.generator"));
-        QCOMPARE(nodeKinds().back().kind, std::string("sink.kafka"));
+        QCOMPARE(nodeKinds().back().kind, std::string("sink.postgres"));
     }
 
     void traitsNameTheKindsTheyDescribe()
