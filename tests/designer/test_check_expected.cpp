@@ -8,6 +8,7 @@
 #include "check/check_markers.hpp"
 #include "check/check_panel.hpp"
 #include "designer_test_support.hpp"
+#include "pipeline_folder_copy.hpp"
 
 #include <QDirIterator>
 #include <QProcess>
@@ -28,18 +29,7 @@ const QString kPipelines = QStringLiteral(TIDELINE_PIPELINES_DIR);
 /// An example's folder without what earlier runs wrote (out/, state/).
 bool copyExample(const QString &name, const QString &to)
 {
-    const QString from = kPipelines + '/' + name;
-    QDirIterator it(from, QDir::Files | QDir::NoDotAndDotDot, QDirIterator::Subdirectories);
-    while (it.hasNext()) {
-        const QString src = it.next();
-        const QString rel = QDir(from).relativeFilePath(src);
-        if (rel.startsWith(QLatin1String("out/")) || rel.startsWith(QLatin1String("state/")))
-            continue;
-        QDir().mkpath(QFileInfo(to + '/' + rel).absolutePath());
-        if (!QFile::copy(src, to + '/' + rel))
-            return false;
-    }
-    return true;
+    return copyPipelineFolder(kPipelines + '/' + name, to);
 }
 
 QByteArray readAll(const QString &path)

@@ -109,6 +109,20 @@ if [[ $status == 2 ]] && grep -q 'needs bounded inputs, but source `forever` (so
 else
     echo "FAIL (unbounded source): exit $status"; cat "$tmp/report"; failures=$((failures + 1))
 fi
+# An unbounded Kafka source too (refused before any broker is met); "bounded" omitted is false.
+mkdir -p "$tmp/kafka" && cat >"$tmp/kafka/pipeline.json" <<'JSON'
+{"format": "tideline/1", "name": "k", "nodes": [
+  {"id": "topic", "kind": "source.kafka", "params": {"bootstrap_servers": "127.0.0.1:1", "topic": "t"}},
+  {"id": "out", "kind": "sink.file", "params": {"path": "out.jsonl"}}],
+ "edges": [{"from": "topic.out", "to": "out.in"}]}
+JSON
+"$run" --expect "$tmp/kafka/expected" "$tmp/kafka/pipeline.json" >"$tmp/report" 2>&1
+status=$?
+if [[ $status == 2 ]] && grep -q 'source `topic` (source.kafka) would run forever: params.bounded is not true' "$tmp/report"; then
+    echo "ok (an unbounded Kafka source is refused)"
+else
+    echo "FAIL (unbounded Kafka source): exit $status"; cat "$tmp/report"; failures=$((failures + 1))
+fi
 "$run" --expect x --restore y "$tmp/ex/pipeline.json" >"$tmp/report" 2>&1
 [[ $? == 2 ]] && grep -q 'cannot be combined with' "$tmp/report" && echo "ok (--expect with --restore is a usage error)" \
     || { echo "FAIL: --expect --restore"; failures=$((failures + 1)); }

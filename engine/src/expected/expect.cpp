@@ -1,6 +1,9 @@
 // Expected outputs: preparing the run, reading back what the sinks wrote, comparing with or
 // writing the expected folder, and the runner's report (see expected_outputs.hpp).
 
+#include "operators/params.hpp"
+
+#include <tideline/engine/catalog.hpp>
 #include <tideline/engine/expected_outputs.hpp>
 #include <tideline/engine/upsert_table.hpp>
 
@@ -16,13 +19,19 @@ namespace fs = std::filesystem;
 
 namespace {
 
+/// Why a source would never end, read as the source reads its params (the catalog's defaults
+/// for what the file omits: a generator without `count` makes 1,000 events), or "".
 std::string unboundedSource(const NodeSpec &n)
 {
-    if (n.kind == "source.kafka" && !n.params.value("bounded", false))
+    const NodeKind *kind = findNodeKind(n.kind);
+    if (!kind || !kind->isSource)
+        return {};
+    const NodeParams params(*kind, n.params);
+    if (kind->readsTopic && kind->param("bounded") && !params.boolean("bounded"))
         return "params.bounded is not true (set \"bounded\": true to read up to the end offsets "
                "seen at start)";
-    if ((n.kind == "source.generator" || n.kind == "source.nexmark") && n.params.contains("count")
-        && n.params["count"].is_number_integer() && n.params["count"].get<long long>() == 0)
+    if (kind->param("count") && kind->param("count")->type == ParamType::Int
+        && params.integer("count") == 0)
         return "params.count is 0 (unbounded; give it a count)";
     return {};
 }
