@@ -3,9 +3,11 @@
 //
 // Binding powers (higher binds tighter): or 1, and 2, not 3, comparisons and `in` 4
 // (not chainable), + - 5, * / % 6, unary minus 7.
+//
+// The class is declared in parser.hpp; the typing of calls and binary operators is in
+// parser_ops.cpp.
 
-#include "expr/expr.hpp"
-#include "expr/lexer.hpp"
+#include "expr/parser.hpp"
 
 #include <tideline/engine/catalog.hpp>
 
@@ -31,501 +33,257 @@ const char *typeName(Type t)
     return "?";
 }
 
-namespace {
-struct ParseFailure
+int Parser::parseTop()
 {
-    CompileError err;
-};
-
-const char *article(Type t)
-{
-    return t == Type::Any ? "" : "a ";
+    int root = parseExpr(0);
+    if (peek().kind != Tok::End) {
+        const Token &t = peek();
+        if (t.kind == Tok::RParen)
+            fail("unmatched ')'", t.column);
+        if (isComparison(t.kind) || (t.kind == Tok::Not && peek(1).kind == Tok::In))
+            fail("comparisons cannot be chained: combine them with 'and'", t.column);
+        fail("unexpected " + describe(t) + ": expected an operator or the end", t.column);
+    }
+    return root;
 }
 
-bool isComparison(Tok k)
+int Parser::add(Node n)
 {
-    return k == Tok::Eq || k == Tok::Ne || k == Tok::Lt || k == Tok::Le || k == Tok::Gt
-           || k == Tok::Ge || k == Tok::In;
+    // Depth of the tree (evaluation recurses over it): bounded like the nesting.
+    int depth = 1;
+    for (int k : n.kids)
+        depth = std::max(depth, m_depthOf[static_cast<std::size_t>(k)] + 1);
+    if (depth > kMaxDepth)
+        tooDeep(n.column);
+    // Nodes that may build a string (concatenation, lower/upper) own a scratch buffer.
+    if (n.op == Op::Add || n.op == Op::Lower || n.op == Op::Upper) {
+        n.scratch = static_cast<int>(m_e.m_scratch.size());
+        m_e.m_scratch.emplace_back();
+    }
+    m_e.m_nodes.push_back(std::move(n));
+    m_depthOf.push_back(depth);
+    return static_cast<int>(m_e.m_nodes.size() - 1);
 }
 
-} // namespace
-
-class Parser
+int Parser::makeNode(Op op, Type type, int column, std::vector<int> kids)
 {
-public:
-    Parser(std::vector<Token> toks, Expression &e)
-        : m_toks(std::move(toks))
-        , m_e(e)
-    {
-    }
+    Node n;
+    n.op = op;
+    n.type = type;
+    n.column = column;
+    n.kids = std::move(kids);
+    return add(std::move(n));
+}
 
-    int parseTop()
-    {
-        int root = parseExpr(0);
-        if (peek().kind != Tok::End) {
-            const Token &t = peek();
-            if (t.kind == Tok::RParen)
-                fail("unmatched ')'", t.column);
-            if (isComparison(t.kind) || (t.kind == Tok::Not && peek(1).kind == Tok::In))
-                fail("comparisons cannot be chained: combine them with 'and'", t.column);
-            fail("unexpected " + describe(t) + ": expected an operator or the end", t.column);
+/// Fails unless operand `i` can be of type `want` (Any and null always can).
+void Parser::expectType(int i, Type want, const std::string &what)
+{
+    Type t = node(i).type;
+    if (t == want || t == Type::Any || t == Type::Null)
+        return;
+    fail(what + " needs " + article(want) + typeName(want) + ", but this is " + article(t)
+             + typeName(t),
+         node(i).column);
+}
+
+int Parser::infixPower(const Token &t) const
+{
+    switch (t.kind) {
+    case Tok::Or:
+        return 1;
+    case Tok::And:
+        return 2;
+    case Tok::Eq:
+    case Tok::Ne:
+    case Tok::Lt:
+    case Tok::Le:
+    case Tok::Gt:
+    case Tok::Ge:
+    case Tok::In:
+        return 4;
+    case Tok::Not:
+        return peek(1).kind == Tok::In ? 4 : 0; // `x not in [..]`
+    case Tok::Plus:
+    case Tok::Minus:
+        return 5;
+    case Tok::Star:
+    case Tok::Slash:
+    case Tok::Percent:
+        return 6;
+    default:
+        return 0;
+    }
+}
+
+void Parser::tooDeep(int column)
+{
+    fail("the expression is nested too deeply (more than " + std::to_string(kMaxDepth)
+             + " levels of parentheses, operators or calls); split it, or use `x in [...]` "
+               "for a long list of alternatives",
+         column);
+}
+
+int Parser::parseExpr(int minPower)
+{
+    Nesting guard(*this);
+    int lhs = parsePrefix();
+    while (true) {
+        const Token &op = peek();
+        int power = infixPower(op);
+        if (power == 0 || power <= minPower)
+            break;
+        if (power == 4 && m_lastWasComparison == lhs)
+            fail("comparisons cannot be chained: combine them with 'and'", op.column);
+        Token opTok = next();
+        if (opTok.kind == Tok::Not) {
+            next(); // `in`
+            lhs = parseIn(lhs, opTok, true);
+        } else if (opTok.kind == Tok::In) {
+            lhs = parseIn(lhs, opTok, false);
+        } else {
+            int rhs = parseExpr(power);
+            lhs = binary(opTok, lhs, rhs);
         }
-        return root;
+        if (power == 4)
+            m_lastWasComparison = lhs;
     }
+    return lhs;
+}
 
-private:
-    const Token &peek(int ahead = 0) const
-    {
-        std::size_t i = std::min(m_pos + static_cast<std::size_t>(ahead), m_toks.size() - 1);
-        return m_toks[i];
-    }
-    const Token &next() { return m_toks[std::min(m_pos++, m_toks.size() - 1)]; }
-
-    [[noreturn]] void fail(std::string msg, int column)
-    {
-        throw ParseFailure{CompileError{std::move(msg), column}};
-    }
-
-    Node &node(int i) { return m_e.m_nodes[static_cast<std::size_t>(i)]; }
-
-    int add(Node n)
-    {
-        // Depth of the tree (evaluation recurses over it): bounded like the nesting.
-        int depth = 1;
-        for (int k : n.kids)
-            depth = std::max(depth, m_depthOf[static_cast<std::size_t>(k)] + 1);
-        if (depth > kMaxDepth)
-            tooDeep(n.column);
-        // Nodes that may build a string (concatenation, lower/upper) own a scratch buffer.
-        if (n.op == Op::Add || n.op == Op::Lower || n.op == Op::Upper) {
-            n.scratch = static_cast<int>(m_e.m_scratch.size());
-            m_e.m_scratch.emplace_back();
-        }
-        m_e.m_nodes.push_back(std::move(n));
-        m_depthOf.push_back(depth);
-        return static_cast<int>(m_e.m_nodes.size() - 1);
-    }
-
-    int makeNode(Op op, Type type, int column, std::vector<int> kids)
-    {
+int Parser::parsePrefix()
+{
+    const Token &t = peek();
+    switch (t.kind) {
+    case Tok::Int:
+    case Tok::Double:
+    case Tok::String:
+    case Tok::True:
+    case Tok::False:
+    case Tok::Null: {
+        Token tok = next();
         Node n;
-        n.op = op;
-        n.type = type;
-        n.column = column;
-        n.kids = std::move(kids);
+        n.op = Op::Const;
+        n.column = tok.column;
+        if (tok.kind == Tok::Int) {
+            n.value = Value::integer(tok.i);
+            n.type = Type::Number;
+        } else if (tok.kind == Tok::Double) {
+            n.value = Value::number(tok.d);
+            n.type = Type::Number;
+        } else if (tok.kind == Tok::String) {
+            n.value = Value::string({});
+            n.text = tok.text;
+            n.type = Type::String;
+        } else if (tok.kind == Tok::Null) {
+            n.type = Type::Null;
+        } else {
+            n.value = Value::boolean(tok.kind == Tok::True);
+            n.type = Type::Bool;
+        }
         return add(std::move(n));
     }
-
-    /// Fails unless operand `i` can be of type `want` (Any and null always can).
-    void expectType(int i, Type want, const std::string &what)
-    {
-        Type t = node(i).type;
-        if (t == want || t == Type::Any || t == Type::Null)
-            return;
-        fail(what + " needs " + article(want) + typeName(want) + ", but this is " + article(t)
-                 + typeName(t),
-             node(i).column);
+    case Tok::Ident: {
+        Token tok = next();
+        if (!tok.quotedIdent && peek().kind == Tok::LParen)
+            return parseCall(tok);
+        Node n;
+        n.op = Op::Field;
+        n.type = Type::Any;
+        n.column = tok.column;
+        n.text = tok.text;
+        m_e.m_fields.push_back({tok.text, tok.column});
+        return add(std::move(n));
     }
-
-    int infixPower(const Token &t) const
-    {
-        switch (t.kind) {
-        case Tok::Or:
-            return 1;
-        case Tok::And:
-            return 2;
-        case Tok::Eq:
-        case Tok::Ne:
-        case Tok::Lt:
-        case Tok::Le:
-        case Tok::Gt:
-        case Tok::Ge:
-        case Tok::In:
-            return 4;
-        case Tok::Not:
-            return peek(1).kind == Tok::In ? 4 : 0; // `x not in [..]`
-        case Tok::Plus:
-        case Tok::Minus:
-            return 5;
-        case Tok::Star:
-        case Tok::Slash:
-        case Tok::Percent:
-            return 6;
-        default:
-            return 0;
-        }
-    }
-
-    [[noreturn]] void tooDeep(int column)
-    {
-        fail("the expression is nested too deeply (more than " + std::to_string(kMaxDepth)
-                 + " levels of parentheses, operators or calls); split it, or use `x in [...]` "
-                   "for a long list of alternatives",
-             column);
-    }
-
-    /// Counts parseExpr's recursion: a 10,000-deep `((((` fails here, not on the stack.
-    struct Nesting
-    {
-        Parser &p;
-        explicit Nesting(Parser &parser)
-            : p(parser)
-        {
-            if (++p.m_nesting > kMaxDepth)
-                p.tooDeep(p.peek().column);
-        }
-        ~Nesting() { --p.m_nesting; }
-        Nesting(const Nesting &) = delete;
-        Nesting &operator=(const Nesting &) = delete;
-    };
-
-    int parseExpr(int minPower)
-    {
-        Nesting guard(*this);
-        int lhs = parsePrefix();
-        while (true) {
-            const Token &op = peek();
-            int power = infixPower(op);
-            if (power == 0 || power <= minPower)
-                break;
-            if (power == 4 && m_lastWasComparison == lhs)
-                fail("comparisons cannot be chained: combine them with 'and'", op.column);
-            Token opTok = next();
-            if (opTok.kind == Tok::Not) {
-                next(); // `in`
-                lhs = parseIn(lhs, opTok, true);
-            } else if (opTok.kind == Tok::In) {
-                lhs = parseIn(lhs, opTok, false);
-            } else {
-                int rhs = parseExpr(power);
-                lhs = binary(opTok, lhs, rhs);
-            }
-            if (power == 4)
-                m_lastWasComparison = lhs;
-        }
-        return lhs;
-    }
-
-    int parsePrefix()
-    {
-        const Token &t = peek();
-        switch (t.kind) {
-        case Tok::Int:
-        case Tok::Double:
-        case Tok::String:
-        case Tok::True:
-        case Tok::False:
-        case Tok::Null: {
-            Token tok = next();
-            Node n;
-            n.op = Op::Const;
-            n.column = tok.column;
-            if (tok.kind == Tok::Int) {
-                n.value = Value::integer(tok.i);
-                n.type = Type::Number;
-            } else if (tok.kind == Tok::Double) {
-                n.value = Value::number(tok.d);
-                n.type = Type::Number;
-            } else if (tok.kind == Tok::String) {
-                n.value = Value::string({});
-                n.text = tok.text;
-                n.type = Type::String;
-            } else if (tok.kind == Tok::Null) {
-                n.type = Type::Null;
-            } else {
-                n.value = Value::boolean(tok.kind == Tok::True);
-                n.type = Type::Bool;
-            }
-            return add(std::move(n));
-        }
-        case Tok::Ident: {
-            Token tok = next();
-            if (!tok.quotedIdent && peek().kind == Tok::LParen)
-                return parseCall(tok);
-            Node n;
-            n.op = Op::Field;
-            n.type = Type::Any;
-            n.column = tok.column;
-            n.text = tok.text;
-            m_e.m_fields.push_back({tok.text, tok.column});
-            return add(std::move(n));
-        }
-        case Tok::LParen: {
-            Token open = next();
-            int inner = parseExpr(0);
-            if (peek().kind != Tok::RParen)
-                fail("expected ')' to close the '(' at column " + std::to_string(open.column)
-                         + ", found " + describe(peek()),
-                     peek().column);
-            next();
-            m_lastWasComparison = -1; // (a < b) < c is explicit; the type check handles it
-            return inner;
-        }
-        case Tok::Minus: {
-            Token tok = next();
-            int operand = parseExpr(6);
-            expectType(operand, Type::Number, "'-'");
-            Node &o = node(operand);
-            if (o.op == Op::Const && o.value.type == ValueType::Int
-                && o.value.i != std::numeric_limits<std::int64_t>::min()) {
-                o.value.i = -o.value.i; // fold negative literals (usable in `in [..]`)
-                o.column = tok.column;
-                return operand;
-            }
-            if (o.op == Op::Const && o.value.type == ValueType::Double) {
-                o.value.d = -o.value.d;
-                o.column = tok.column;
-                return operand;
-            }
-            Type rt = o.type == Type::Null ? Type::Null : Type::Number;
-            return makeNode(Op::Neg, rt, tok.column, {operand});
-        }
-        case Tok::Not: {
-            Token tok = next();
-            int operand = parseExpr(2);
-            expectType(operand, Type::Bool, "'not'");
-            return makeNode(Op::Not, Type::Bool, tok.column, {operand});
-        }
-        case Tok::End:
-            fail(m_pos == 0 ? "the expression is empty"
-                            : "expected a value after " + describe(m_toks[m_pos - 1]),
-                 t.column);
-        default:
-            fail("expected a value (a field, number, 'string', true/false/null, '(' or a "
-                 "function) but found "
-                     + describe(t),
-                 t.column);
-        }
-    }
-
-    int parseCall(const Token &name)
-    {
-        static const std::vector<std::string> names = {"lower", "upper", "len", "abs", "coalesce"};
-        Op op;
-        if (name.text == "lower")
-            op = Op::Lower;
-        else if (name.text == "upper")
-            op = Op::Upper;
-        else if (name.text == "len")
-            op = Op::Len;
-        else if (name.text == "abs")
-            op = Op::Abs;
-        else if (name.text == "coalesce")
-            op = Op::Coalesce;
-        else {
-            std::string close = closestMatch(name.text, names);
-            fail("unknown function '" + name.text + "'"
-                     + (close.empty() ? std::string() : " (did you mean '" + close + "'?)")
-                     + "; functions: lower, upper, len, abs, coalesce",
-                 name.column);
-        }
-        next(); // (
-        std::vector<int> args;
-        if (peek().kind != Tok::RParen) {
-            while (true) {
-                args.push_back(parseExpr(0));
-                if (peek().kind == Tok::Comma) {
-                    next();
-                    continue;
-                }
-                break;
-            }
-        }
+    case Tok::LParen: {
+        Token open = next();
+        int inner = parseExpr(0);
         if (peek().kind != Tok::RParen)
-            fail("expected ',' or ')' in the call of " + name.text + "(), found "
-                     + describe(peek()),
+            fail("expected ')' to close the '(' at column " + std::to_string(open.column)
+                     + ", found " + describe(peek()),
                  peek().column);
         next();
-        m_lastWasComparison = -1;
-        auto arity = [&](std::size_t n) {
-            if (args.size() != n)
-                fail(name.text + "() takes " + std::to_string(n) + " argument" + (n == 1 ? "" : "s")
-                         + ", got " + std::to_string(args.size()),
-                     name.column);
-        };
-        switch (op) {
-        case Op::Lower:
-        case Op::Upper:
-            arity(1);
-            expectType(args[0], Type::String, name.text + "()");
-            return makeNode(op, Type::String, name.column, std::move(args));
-        case Op::Len:
-            arity(1);
-            expectType(args[0], Type::String, "len()");
-            return makeNode(op, Type::Number, name.column, std::move(args));
-        case Op::Abs:
-            arity(1);
-            expectType(args[0], Type::Number, "abs()");
-            return makeNode(op, Type::Number, name.column, std::move(args));
-        default: {
-            if (args.empty())
-                fail("coalesce() needs at least one argument", name.column);
-            // All arguments of a known type must agree; the result has that type when every
-            // argument is known, else it is decided at run time.
-            Type known = Type::Any;
-            bool allKnown = true;
-            for (int a : args) {
-                Type t = node(a).type;
-                if (t == Type::Null)
-                    continue;
-                if (t == Type::Any) {
-                    allKnown = false;
-                    continue;
-                }
-                if (known != Type::Any && known != t)
-                    fail(std::string("coalesce() arguments must have one type, but this is ")
-                             + article(t) + typeName(t) + " and an earlier one is " + article(known)
-                             + typeName(known),
-                         node(a).column);
-                known = t;
+        m_lastWasComparison = -1; // (a < b) < c is explicit; the type check handles it
+        return inner;
+    }
+    case Tok::Minus: {
+        Token tok = next();
+        int operand = parseExpr(6);
+        expectType(operand, Type::Number, "'-'");
+        Node &o = node(operand);
+        if (o.op == Op::Const && o.value.type == ValueType::Int
+            && o.value.i != std::numeric_limits<std::int64_t>::min()) {
+            o.value.i = -o.value.i; // fold negative literals (usable in `in [..]`)
+            o.column = tok.column;
+            return operand;
+        }
+        if (o.op == Op::Const && o.value.type == ValueType::Double) {
+            o.value.d = -o.value.d;
+            o.column = tok.column;
+            return operand;
+        }
+        Type rt = o.type == Type::Null ? Type::Null : Type::Number;
+        return makeNode(Op::Neg, rt, tok.column, {operand});
+    }
+    case Tok::Not: {
+        Token tok = next();
+        int operand = parseExpr(2);
+        expectType(operand, Type::Bool, "'not'");
+        return makeNode(Op::Not, Type::Bool, tok.column, {operand});
+    }
+    case Tok::End:
+        fail(m_pos == 0 ? "the expression is empty"
+                        : "expected a value after " + describe(m_toks[m_pos - 1]),
+             t.column);
+    default:
+        fail("expected a value (a field, number, 'string', true/false/null, '(' or a "
+             "function) but found "
+                 + describe(t),
+             t.column);
+    }
+}
+
+int Parser::parseIn(int lhs, const Token &opTok, bool negated)
+{
+    if (peek().kind != Tok::LBracket)
+        fail("expected '[' after 'in' (a list like [1, 2] or ['a', 'b']), found "
+                 + describe(peek()),
+             peek().column);
+    next();
+    std::vector<int> kids{lhs};
+    Type elem = Type::Any;
+    if (peek().kind != Tok::RBracket) {
+        while (true) {
+            int item = parseExpr(0);
+            const Node &n = node(item);
+            if (n.op != Op::Const)
+                fail("list items must be constants (numbers, strings, true/false)", n.column);
+            if (n.type == Type::Null)
+                fail("null in a list never matches (comparisons with null are false); "
+                     "test with `x == null` instead",
+                     n.column);
+            if (elem != Type::Any && n.type != elem)
+                fail(std::string("list items must have one type, but this is ") + article(n.type)
+                         + typeName(n.type) + " and the first is " + article(elem) + typeName(elem),
+                     n.column);
+            elem = n.type;
+            kids.push_back(item);
+            if (peek().kind == Tok::Comma) {
+                next();
+                continue;
             }
-            Type result = allKnown ? (known == Type::Any ? Type::Null : known) : Type::Any;
-            return makeNode(Op::Coalesce, result, name.column, std::move(args));
-        }
+            break;
         }
     }
-
-    int parseIn(int lhs, const Token &opTok, bool negated)
-    {
-        if (peek().kind != Tok::LBracket)
-            fail("expected '[' after 'in' (a list like [1, 2] or ['a', 'b']), found "
-                     + describe(peek()),
-                 peek().column);
-        next();
-        std::vector<int> kids{lhs};
-        Type elem = Type::Any;
-        if (peek().kind != Tok::RBracket) {
-            while (true) {
-                int item = parseExpr(0);
-                const Node &n = node(item);
-                if (n.op != Op::Const)
-                    fail("list items must be constants (numbers, strings, true/false)", n.column);
-                if (n.type == Type::Null)
-                    fail("null in a list never matches (comparisons with null are false); "
-                         "test with `x == null` instead",
-                         n.column);
-                if (elem != Type::Any && n.type != elem)
-                    fail(std::string("list items must have one type, but this is ")
-                             + article(n.type) + typeName(n.type) + " and the first is "
-                             + article(elem) + typeName(elem),
-                         n.column);
-                elem = n.type;
-                kids.push_back(item);
-                if (peek().kind == Tok::Comma) {
-                    next();
-                    continue;
-                }
-                break;
-            }
-        }
-        if (peek().kind != Tok::RBracket)
-            fail("expected ',' or ']' in the list, found " + describe(peek()), peek().column);
-        next();
-        Type lt = node(lhs).type;
-        if (elem != Type::Any && lt != Type::Any && lt != Type::Null && lt != elem)
-            fail(std::string("'in' compares ") + article(lt) + typeName(lt) + " with a list of "
-                     + typeName(elem) + "s: it is always false",
-                 node(lhs).column);
-        return makeNode(negated ? Op::NotIn : Op::In, Type::Bool, opTok.column, std::move(kids));
-    }
-
-    int binary(const Token &opTok, int lhs, int rhs)
-    {
-        Type lt = node(lhs).type, rt = node(rhs).type;
-        std::string sym = describe(opTok);
-        int col = opTok.column;
-        switch (opTok.kind) {
-        case Tok::And:
-        case Tok::Or:
-            expectType(lhs, Type::Bool, sym);
-            expectType(rhs, Type::Bool, sym);
-            return makeNode(opTok.kind == Tok::And ? Op::And : Op::Or, Type::Bool, col, {lhs, rhs});
-        case Tok::Plus: {
-            bool lStr = lt == Type::String, rStr = rt == Type::String;
-            if (lStr || rStr) {
-                // String concatenation: both sides strings (or unknown/null).
-                int other = lStr ? rhs : lhs;
-                Type ot = lStr ? rt : lt;
-                if (ot != Type::String && ot != Type::Any && ot != Type::Null)
-                    fail(std::string("'+' joins two strings or adds two numbers, but this is ")
-                             + article(ot) + typeName(ot) + " and the other side a string",
-                         node(other).column);
-                Type t = (lt == Type::Null || rt == Type::Null) ? Type::Null
-                         : (lStr && rStr)                       ? Type::String
-                                                                : Type::Any;
-                return makeNode(Op::Add, t, col, {lhs, rhs});
-            }
-            expectType(lhs, Type::Number, sym);
-            expectType(rhs, Type::Number, sym);
-            // A number on either side makes the result a number (or null at run time).
-            Type t = (lt == Type::Null || rt == Type::Null)       ? Type::Null
-                     : (lt == Type::Number || rt == Type::Number) ? Type::Number
-                                                                  : Type::Any;
-            return makeNode(Op::Add, t, col, {lhs, rhs});
-        }
-        case Tok::Minus:
-        case Tok::Star:
-        case Tok::Slash:
-        case Tok::Percent: {
-            expectType(lhs, Type::Number, sym);
-            expectType(rhs, Type::Number, sym);
-            Op op = opTok.kind == Tok::Minus   ? Op::Sub
-                    : opTok.kind == Tok::Star  ? Op::Mul
-                    : opTok.kind == Tok::Slash ? Op::Div
-                                               : Op::Mod;
-            Type t = (lt == Type::Null || rt == Type::Null) ? Type::Null : Type::Number;
-            return makeNode(op, t, col, {lhs, rhs});
-        }
-        case Tok::Eq:
-        case Tok::Ne: {
-            bool eq = opTok.kind == Tok::Eq;
-            // `x == null` is a null test (SQL's IS NULL), not a comparison.
-            if (node(rhs).op == Op::Const && rt == Type::Null)
-                return makeNode(eq ? Op::IsNull : Op::IsNotNull, Type::Bool, col, {lhs});
-            if (node(lhs).op == Op::Const && lt == Type::Null)
-                return makeNode(eq ? Op::IsNull : Op::IsNotNull, Type::Bool, col, {rhs});
-            checkComparable(lhs, rhs, sym);
-            return makeNode(eq ? Op::Eq : Op::Ne, Type::Bool, col, {lhs, rhs});
-        }
-        case Tok::Lt:
-        case Tok::Le:
-        case Tok::Gt:
-        case Tok::Ge: {
-            for (int side : {lhs, rhs})
-                if (node(side).type == Type::Bool)
-                    fail(sym + " orders numbers or strings, but this is a boolean",
-                         node(side).column);
-            checkComparable(lhs, rhs, sym);
-            Op op = opTok.kind == Tok::Lt   ? Op::Lt
-                    : opTok.kind == Tok::Le ? Op::Le
-                    : opTok.kind == Tok::Gt ? Op::Gt
-                                            : Op::Ge;
-            return makeNode(op, Type::Bool, col, {lhs, rhs});
-        }
-        default:
-            fail("unexpected " + sym, col);
-        }
-    }
-
-    void checkComparable(int lhs, int rhs, const std::string &sym)
-    {
-        Type lt = node(lhs).type, rt = node(rhs).type;
-        if (lt == Type::Any || rt == Type::Any || lt == Type::Null || rt == Type::Null || lt == rt)
-            return;
-        fail(sym + " compares " + article(lt) + typeName(lt) + " with " + article(rt) + typeName(rt)
-                 + ": it is always false (convert one side, or compare like with " + "like)",
-             node(rhs).column);
-    }
-
-    static constexpr int kMaxDepth = 256;
-
-    std::vector<Token> m_toks;
-    std::size_t m_pos = 0;
-    int m_nesting = 0;          ///< parseExpr calls in progress
-    std::vector<int> m_depthOf; ///< per node: depth of its subtree
-    Expression &m_e;
-    int m_lastWasComparison = -1; ///< node index of the last comparison built at this level
-};
+    if (peek().kind != Tok::RBracket)
+        fail("expected ',' or ']' in the list, found " + describe(peek()), peek().column);
+    next();
+    Type lt = node(lhs).type;
+    if (elem != Type::Any && lt != Type::Any && lt != Type::Null && lt != elem)
+        fail(std::string("'in' compares ") + article(lt) + typeName(lt) + " with a list of "
+                 + typeName(elem) + "s: it is always false",
+             node(lhs).column);
+    return makeNode(negated ? Op::NotIn : Op::In, Type::Bool, opTok.column, std::move(kids));
+}
 
 std::unique_ptr<Expression> Expression::compile(std::string_view text, CompileError &err)
 {

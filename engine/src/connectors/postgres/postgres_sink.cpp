@@ -41,8 +41,7 @@
 
 #include "connectors/postgres/postgres_sink.hpp"
 
-#include "connectors/postgres/pg_conn.hpp"
-#include "connectors/postgres/pg_table.hpp"
+#include "connectors/postgres/postgres_sink_operator.hpp"
 #include "runtime/recoverable.hpp"
 
 #include <tideline/engine/record_json.hpp>
@@ -51,581 +50,295 @@
 
 namespace tideline {
 
-namespace {
+namespace pg {
 
-constexpr std::int64_t kStartBudgetMs = 1500; ///< connection retries before the first record
-constexpr std::int64_t kFlushEveryMs = 100;   ///< a partial batch waits at most this long
-constexpr std::uint8_t kLayout = 1;
-
-class PostgresSink final : public Operator
+void PostgresSink::open()
 {
-public:
-    PostgresSink(const OperatorContext &ctx, pg::SinkConfig cfg)
-        : m_ctx(ctx)
-        , m_node(ctx.spec.id)
-        , m_cfg(std::move(cfg))
-        , m_retain(ctx.checkpointing)
-    {
-    }
-
-    void open() override
-    {
-        m_conn = std::make_unique<pg::Connection>(m_ctx.resolve(m_cfg.conninfo), m_node);
-        if (std::string e = m_conn->connectWithRetry(kStartBudgetMs); !e.empty())
-            throw ConfigError("params.conninfo: " + e);
-        pg::TableInfo t;
-        must(pg::describeTable(*m_conn, m_cfg.table, t), "params.table");
-        if (t.missing) {
-            if (!m_cfg.createTable)
-                throw ConfigError("params.table: the table " + m_cfg.table + " does not exist ("
-                                  + m_conn->redacted() + "); create it, or set create_table: true");
-            if (m_cfg.columns.empty())
-                m_tableReady = false; // created from the first record's fields
-            else
-                createTable();
-        } else {
-            must(pg::resolveColumns(m_cfg, t), "");
-        }
-        prepareStatements();
-        if (m_cfg.exactlyOnce) {
-            pg::Result r = m_conn->exec(pg::createProgressSql(m_cfg.progressTable));
-            if (!r.ok)
-                throw ConfigError("params.progress_table: cannot create " + m_cfg.progressTable
-                                  + ": " + r.message);
-            m_maxCommitted = maxCommittedEpoch();
-            m_epoch = m_maxCommitted;
-        }
-    }
-
-    void processRecord(int, Record &&rec, Output &out) override
-    {
-        checkFailure();
-        emitDeferred(out);
-        if (!m_tableReady)
-            createFromRecord(rec);
-        std::string tuple;
-        if (std::string why = pg::appendRow(rec, m_cfg.columns, tuple); !why.empty()) {
-            out.emitError(why, std::move(rec), m_w);
-            return;
-        }
-        if (m_cfg.upsert) {
-            m_key.clear();
-            pg::appendKey(rec, m_cfg.columns, m_keyCols, m_key);
-            auto [it, fresh] = m_batchKeys.try_emplace(m_key, m_batch.size());
-            if (!fresh) {
-                // The latest row of a key wins inside a batch (ON CONFLICT may touch a row once).
-                m_batch[it->second] = {std::move(rec), std::move(tuple)};
-                return;
-            }
-        }
-        m_batch.push_back({std::move(rec), std::move(tuple)});
-        if (m_batch.size() >= static_cast<std::size_t>(m_cfg.batchRows) && canFlush())
-            flush(&out);
-    }
-
-    void processWatermark(Timestamp w, Output &out) override
-    {
-        m_w = std::max(m_w, w);
-        if (w == kMaxTime && canFlush())
-            flush(&out);
-        out.emitWatermark(w);
-    }
-
-    void onTick(std::int64_t nowMs, Output &out) override
-    {
-        checkFailure();
-        emitDeferred(out);
-        if (!m_batch.empty() && canFlush() && nowMs - m_lastFlushMs >= kFlushEveryMs) {
-            m_lastFlushMs = nowMs;
-            flush(&out);
-        }
-    }
-
-    void finish(Output &out) override
-    {
-        checkFailure();
-        emitDeferred(out);
-        if (m_cfg.exactlyOnce) {
-            // The output no checkpoint committed (no checkpoints, or the final one failed) is
-            // committed now, as epochs of their own.
-            if (m_txn == Txn::PreCommitted)
-                commitPending(-1, "end of input");
-            flush(&out);
-            if (m_txn == Txn::Open) {
-                m_pendingRows = std::move(m_openRows);
-                m_pendingCount = m_openCount;
-                m_pendingEpoch = ++m_epoch;
-                m_txn = Txn::PreCommitted;
-                commitPending(-1, "end of input");
-            }
-        } else {
-            flush(&out);
-        }
-        emitDeferred(out);
-        m_conn->close();
-    }
-
-    void reportMetrics(observe::NodeMetrics &m) const override
-    {
-        m.stateEntries = static_cast<std::int64_t>(m_batch.size() + m_openCount + m_pendingCount);
-        m.recordsOut = m_rowsCommitted;
-    }
-
-    void snapshotState(StateWriter &w) const override
-    {
-        auto *self = const_cast<PostgresSink *>(this); // the barrier commits or pre-commits
-        self->checkFailure();
-        if (m_cfg.exactlyOnce)
-            self->preCommit();
+    m_conn = std::make_unique<pg::Connection>(m_ctx.resolve(m_cfg.conninfo), m_node);
+    if (std::string e = m_conn->connectWithRetry(kStartBudgetMs); !e.empty())
+        throw ConfigError("params.conninfo: " + e);
+    pg::TableInfo t;
+    must(pg::describeTable(*m_conn, m_cfg.table, t), "params.table");
+    if (t.missing) {
+        if (!m_cfg.createTable)
+            throw ConfigError("params.table: the table " + m_cfg.table + " does not exist ("
+                              + m_conn->redacted() + "); create it, or set create_table: true");
+        if (m_cfg.columns.empty())
+            m_tableReady = false; // created from the first record's fields
         else
-            self->flush(nullptr);
-        w.u8(kLayout);
-        w.u8(m_cfg.exactlyOnce ? 1 : 0);
-        w.i64(m_epoch);
-        const bool pending = m_cfg.exactlyOnce && m_txn == Txn::PreCommitted;
-        w.u8(pending ? 1 : 0);
-        if (pending) {
-            w.i64(m_pendingEpoch);
-            w.u64(m_pendingRows.size());
-            for (const auto &t : m_pendingRows)
-                w.str(t);
-        }
-        w.u64(m_deferred.size());
-        for (const auto &[why, json] : m_deferred) {
-            w.str(why);
-            w.str(json);
-        }
-    }
-
-    void restoreState(StateReader &r) override
-    {
-        if (r.u8() != kLayout)
-            throw ConfigError("the saved state of sink.postgres is in a layout this build does "
-                              "not read");
-        const bool eos = r.u8() != 0;
-        const std::int64_t epoch = r.i64();
-        std::vector<std::string> rows;
-        std::int64_t pendingEpoch = -1;
-        if (r.u8() != 0) {
-            pendingEpoch = r.i64();
-            const std::uint64_t n = r.u64();
-            for (std::uint64_t i = 0; i < n && !r.failed(); ++i)
-                rows.push_back(r.str());
-        }
-        const std::uint64_t nd = r.u64();
-        for (std::uint64_t i = 0; i < nd && !r.failed(); ++i) {
-            std::string why = r.str();
-            m_deferred.emplace_back(std::move(why), r.str());
-        }
-        if (r.failed() || !eos || !m_cfg.exactlyOnce)
-            return;
-        if (pendingEpoch >= 0 && !epochCommitted(pendingEpoch)) {
-            // Crashed between the checkpoint and its commit: commit the epoch from the state.
-            m_pendingRows = std::move(rows);
-            m_pendingCount = m_pendingRows.size();
-            m_pendingEpoch = pendingEpoch;
-            m_txn = Txn::None;
-            if (!resendInTransaction(m_pendingRows))
-                throw std::runtime_error(m_conn->where()
-                                         + ": lost the connection while "
-                                           "committing checkpoint epoch "
-                                         + std::to_string(pendingEpoch));
-            m_txn = Txn::PreCommitted;
-            commitPending(-1, "restore");
-        }
-        m_maxCommitted = maxCommittedEpoch();
-        if (m_maxCommitted > epoch && !m_cfg.upsert)
-            throw std::runtime_error(
-                "the table " + m_cfg.table + " already holds epoch "
-                + std::to_string(m_maxCommitted) + " of this sink (progress table "
-                + m_cfg.progressTable + "), later than the restored checkpoint's epoch "
-                + std::to_string(epoch)
-                + ": in mode append the replay would add those rows again. Restore the newest "
-                  "checkpoint, or delete the rows of the later epochs and their progress rows");
-        m_epoch = std::max(epoch, m_maxCommitted);
-    }
-
-    std::string stateFingerprint() const override
-    {
-        return std::string("sink.postgres/1 ") + (m_cfg.exactlyOnce ? "eos" : "alo")
-               + (m_cfg.upsert ? " upsert" : " append") + " table=" + m_cfg.table
-               + " writer=" + m_cfg.writer;
-    }
-
-    void notifyCheckpointComplete(std::int64_t checkpointId) override
-    {
-        if (m_cfg.exactlyOnce && m_txn == Txn::PreCommitted && m_failure.empty())
-            commitPending(checkpointId, "checkpoint");
-    }
-
-private:
-    enum class Txn { None, Open, PreCommitted };
-    struct Row
-    {
-        Record rec;
-        std::string tuple;
-    };
-
-    void must(const std::string &err, const std::string &param)
-    {
-        if (err.empty())
-            return;
-        throw ConfigError(param.empty() ? err : param + ": " + m_conn->redacted() + ": " + err);
-    }
-
-    void createTable()
-    {
-        pg::Result r = m_conn->exec(pg::createTableSql(m_cfg));
-        if (!r.ok)
-            throw ConfigError("params.table: cannot create " + m_cfg.table + ": " + r.message);
-        pg::TableInfo t;
-        must(pg::describeTable(*m_conn, m_cfg.table, t), "params.table");
-        must(pg::resolveColumns(m_cfg, t), "");
-        m_tableReady = true;
-    }
-
-    void createFromRecord(const Record &rec)
-    {
-        m_cfg.columns = pg::columnsFromRecord(rec);
-        try {
             createTable();
-        } catch (const ConfigError &e) {
-            throw std::runtime_error("node `" + m_node + "`: " + e.what());
-        }
-        prepareStatements();
+    } else {
+        must(pg::resolveColumns(m_cfg, t), "");
     }
-
-    void prepareStatements()
-    {
-        m_head = pg::insertHead(m_cfg);
-        m_tail = pg::insertTail(m_cfg);
-        m_keyCols.clear();
-        for (const auto &k : m_cfg.key)
-            for (std::size_t i = 0; i < m_cfg.columns.size(); ++i)
-                if (m_cfg.columns[i].column == k)
-                    m_keyCols.push_back(static_cast<int>(i));
+    prepareStatements();
+    if (m_cfg.exactlyOnce) {
+        pg::Result r = m_conn->exec(pg::createProgressSql(m_cfg.progressTable));
+        if (!r.ok)
+            throw ConfigError("params.progress_table: cannot create " + m_cfg.progressTable + ": "
+                              + r.message);
+        m_maxCommitted = maxCommittedEpoch();
+        m_epoch = m_maxCommitted;
     }
+}
 
-    bool canFlush() const { return !(m_cfg.exactlyOnce && m_txn == Txn::PreCommitted); }
-
-    std::string progressWhere() const
-    {
-        std::string s = " WHERE pipeline = ";
-        pg::appendLiteral(s, m_cfg.writer);
-        s += " AND node = ";
-        pg::appendLiteral(s, m_node);
-        return s;
+void PostgresSink::processRecord(int, Record &&rec, Output &out)
+{
+    checkFailure();
+    emitDeferred(out);
+    if (!m_tableReady)
+        createFromRecord(rec);
+    std::string tuple;
+    if (std::string why = pg::appendRow(rec, m_cfg.columns, tuple); !why.empty()) {
+        out.emitError(why, std::move(rec), m_w);
+        return;
     }
-
-    std::int64_t maxCommittedEpoch()
-    {
-        pg::Result r = m_conn->exec("SELECT coalesce(max(epoch), 0) FROM "
-                                    + pg::quoteQualified(m_cfg.progressTable) + progressWhere());
-        if (!r.ok || r.rows.empty())
-            throw std::runtime_error(m_conn->where() + ": cannot read the progress table "
-                                     + m_cfg.progressTable + ": " + r.message);
-        return std::stoll(r.rows[0][0]);
-    }
-
-    bool epochCommitted(std::int64_t epoch)
-    {
-        for (int attempt = 0; attempt < 2; ++attempt) {
-            pg::Result r
-                = m_conn->exec("SELECT 1 FROM " + pg::quoteQualified(m_cfg.progressTable)
-                               + progressWhere() + " AND epoch = " + std::to_string(epoch));
-            if (r.ok)
-                return !r.rows.empty();
-            if (!r.connectionLost || !reconnect().empty())
-                throw std::runtime_error(m_conn->where()
-                                         + ": cannot read the progress table: " + r.message);
-        }
-        throw std::runtime_error(m_conn->where() + ": cannot read the progress table");
-    }
-
-    std::string reconnect() { return m_conn->connectWithRetry(m_cfg.retryMs); }
-
-    /// Opens a transaction and writes `rows` (accepted before) into it; false when the
-    /// connection broke. A row refused now means the table changed under the sink: fatal.
-    bool resendInTransaction(const std::vector<std::string> &rows)
-    {
-        pg::Result b = m_conn->exec("BEGIN");
-        if (!b.ok)
-            return false;
-        for (std::size_t at = 0; at < rows.size();) {
-            std::string sql = m_head;
-            const std::size_t end
-                = std::min(rows.size(), at + static_cast<std::size_t>(m_cfg.batchRows));
-            for (std::size_t i = at; i < end; ++i)
-                sql += (i > at ? "," : "") + rows[i];
-            pg::Result r = m_conn->exec(sql + m_tail);
-            if (!r.ok) {
-                if (r.connectionLost)
-                    return false;
-                throw std::runtime_error(m_conn->where()
-                                         + ": rows the table accepted before are "
-                                           "refused now: "
-                                         + r.message);
-            }
-            at = end;
-        }
-        return true;
-    }
-
-    /// After a lost connection: reconnect and rebuild the transaction the sink had open.
-    void recover(const std::string &why)
-    {
-        if (m_cfg.exactlyOnce && !m_retain)
-            failRecoverable(why + " (without checkpoints the open transaction cannot be rebuilt)");
-        for (;;) {
-            if (std::string e = reconnect(); !e.empty())
-                failRecoverable(why + "; reconnecting for " + std::to_string(m_cfg.retryMs)
-                                + " ms failed: " + e);
-            if (!m_cfg.exactlyOnce || m_txn == Txn::None)
-                return;
-            if (m_txn == Txn::PreCommitted && epochCommitted(m_pendingEpoch)) {
-                committed(); // the COMMIT went through before the connection broke
-                return;
-            }
-            if (resendInTransaction(m_txn == Txn::Open ? m_openRows : m_pendingRows))
-                return;
+    if (m_cfg.upsert) {
+        m_key.clear();
+        pg::appendKey(rec, m_cfg.columns, m_keyCols, m_key);
+        auto [it, fresh] = m_batchKeys.try_emplace(m_key, m_batch.size());
+        if (!fresh) {
+            // The latest row of a key wins inside a batch (ON CONFLICT may touch a row once).
+            m_batch[it->second] = {std::move(rec), std::move(tuple)};
+            return;
         }
     }
+    m_batch.push_back({std::move(rec), std::move(tuple)});
+    if (m_batch.size() >= static_cast<std::size_t>(m_cfg.batchRows) && canFlush())
+        flush(&out);
+}
 
-    [[noreturn]] void failRecoverable(const std::string &why)
-    {
-        m_conn->close();
-        m_batch.clear();
-        m_batchKeys.clear();
-        m_failure = m_conn->where() + ": " + why
-                    + "; the last checkpoint is restored and its records replayed";
-        m_failureRecoverable = true;
+void PostgresSink::processWatermark(Timestamp w, Output &out)
+{
+    m_w = std::max(m_w, w);
+    if (w == kMaxTime && canFlush())
+        flush(&out);
+    out.emitWatermark(w);
+}
+
+void PostgresSink::onTick(std::int64_t nowMs, Output &out)
+{
+    checkFailure();
+    emitDeferred(out);
+    if (!m_batch.empty() && canFlush() && nowMs - m_lastFlushMs >= kFlushEveryMs) {
+        m_lastFlushMs = nowMs;
+        flush(&out);
+    }
+}
+
+void PostgresSink::finish(Output &out)
+{
+    checkFailure();
+    emitDeferred(out);
+    if (m_cfg.exactlyOnce) {
+        // The output no checkpoint committed (no checkpoints, or the final one failed) is
+        // committed now, as epochs of their own.
+        if (m_txn == Txn::PreCommitted)
+            commitPending(-1, "end of input");
+        flush(&out);
+        if (m_txn == Txn::Open) {
+            m_pendingRows = std::move(m_openRows);
+            m_pendingCount = m_openCount;
+            m_pendingEpoch = ++m_epoch;
+            m_txn = Txn::PreCommitted;
+            commitPending(-1, "end of input");
+        }
+    } else {
+        flush(&out);
+    }
+    emitDeferred(out);
+    m_conn->close();
+}
+
+void PostgresSink::reportMetrics(observe::NodeMetrics &m) const
+{
+    m.stateEntries = static_cast<std::int64_t>(m_batch.size() + m_openCount + m_pendingCount);
+    m.recordsOut = m_rowsCommitted;
+}
+
+void PostgresSink::must(const std::string &err, const std::string &param)
+{
+    if (err.empty())
+        return;
+    throw ConfigError(param.empty() ? err : param + ": " + m_conn->redacted() + ": " + err);
+}
+
+void PostgresSink::createTable()
+{
+    pg::Result r = m_conn->exec(pg::createTableSql(m_cfg));
+    if (!r.ok)
+        throw ConfigError("params.table: cannot create " + m_cfg.table + ": " + r.message);
+    pg::TableInfo t;
+    must(pg::describeTable(*m_conn, m_cfg.table, t), "params.table");
+    must(pg::resolveColumns(m_cfg, t), "");
+    m_tableReady = true;
+}
+
+void PostgresSink::createFromRecord(const Record &rec)
+{
+    m_cfg.columns = pg::columnsFromRecord(rec);
+    try {
+        createTable();
+    } catch (const ConfigError &e) {
+        throw std::runtime_error("node `" + m_node + "`: " + e.what());
+    }
+    prepareStatements();
+}
+
+void PostgresSink::prepareStatements()
+{
+    m_head = pg::insertHead(m_cfg);
+    m_tail = pg::insertTail(m_cfg);
+    m_keyCols.clear();
+    for (const auto &k : m_cfg.key)
+        for (std::size_t i = 0; i < m_cfg.columns.size(); ++i)
+            if (m_cfg.columns[i].column == k)
+                m_keyCols.push_back(static_cast<int>(i));
+}
+
+void PostgresSink::failRecoverable(const std::string &why)
+{
+    m_conn->close();
+    m_batch.clear();
+    m_batchKeys.clear();
+    m_failure = m_conn->where() + ": " + why
+                + "; the last checkpoint is restored and its records replayed";
+    m_failureRecoverable = true;
+    throw RecoverableError(m_failure);
+}
+
+void PostgresSink::checkFailure()
+{
+    if (m_failure.empty())
+        return;
+    if (m_failureRecoverable)
         throw RecoverableError(m_failure);
-    }
+    throw std::runtime_error(m_failure);
+}
 
-    void checkFailure()
-    {
-        if (m_failure.empty())
-            return;
-        if (m_failureRecoverable)
-            throw RecoverableError(m_failure);
-        throw std::runtime_error(m_failure);
+void PostgresSink::emitDeferred(Output &out)
+{
+    if (m_deferred.empty())
+        return;
+    RecordParser parser;
+    for (auto &[why, json] : m_deferred) {
+        Record rec;
+        std::string err;
+        if (!parser.parse(json, rec, err))
+            out.emitError(why, Record(), m_w, json);
+        else
+            out.emitError(why, std::move(rec), m_w);
     }
+    m_deferred.clear();
+}
 
-    void emitDeferred(Output &out)
-    {
-        if (m_deferred.empty())
-            return;
-        RecordParser parser;
-        for (auto &[why, json] : m_deferred) {
-            Record rec;
-            std::string err;
-            if (!parser.parse(json, rec, err))
-                out.emitError(why, Record(), m_w, json);
-            else
-                out.emitError(why, std::move(rec), m_w);
-        }
-        m_deferred.clear();
-    }
-
-    /// Sends the batch. Refused rows go to `errors` through `out`, or (inside a checkpoint,
-    /// where no Output exists) into m_deferred, which the checkpoint also keeps.
-    void flush(Output *out)
-    {
-        if (m_batch.empty())
-            return;
-        std::vector<std::pair<std::string, std::size_t>> refused;
-        std::size_t accepted = 0;
-        for (;;) {
-            if (!m_conn->connected())
-                recover("the connection to PostgreSQL is lost");
-            refused.clear();
-            if (!m_cfg.exactlyOnce || m_txn == Txn::None) {
-                if (!m_conn->exec("BEGIN").ok) {
-                    recover("BEGIN failed");
-                    continue;
-                }
-                if (m_cfg.exactlyOnce)
-                    m_txn = Txn::Open;
-            }
-            if (!writeBatch(refused, accepted)) {
-                m_conn->close();
-                continue; // rebuilt by recover() above
-            }
-            if (!m_cfg.exactlyOnce) {
-                pg::Result c = m_conn->exec("COMMIT");
-                if (!c.ok) {
-                    // Not known whether it committed: at-least-once sends the batch again.
-                    if (!c.connectionLost)
-                        throw std::runtime_error(m_conn->where() + ": COMMIT: " + c.message);
-                    m_conn->close();
-                    continue;
-                }
-                m_rowsCommitted += accepted;
-            }
-            break;
-        }
-        std::vector<char> isRefused(m_batch.size(), 0);
-        for (const auto &r : refused)
-            isRefused[r.second] = 1;
-        if (m_cfg.exactlyOnce && m_retain)
-            for (std::size_t i = 0; i < m_batch.size(); ++i)
-                if (!isRefused[i])
-                    m_openRows.push_back(std::move(m_batch[i].tuple));
-        for (const auto &[why, i] : refused) {
-            if (out) {
-                out->emitError(why, std::move(m_batch[i].rec), m_w);
-            } else {
-                std::string json;
-                appendJson(m_batch[i].rec, json);
-                m_deferred.emplace_back(why, std::move(json));
-            }
-        }
-        if (m_cfg.exactlyOnce)
-            m_openCount += accepted;
-        m_batch.clear();
-        m_batchKeys.clear();
-    }
-
-    /// One batch inside the open transaction; false when the connection broke (the caller
-    /// rebuilds the transaction and sends the whole batch again).
-    bool writeBatch(std::vector<std::pair<std::string, std::size_t>> &refused,
-                    std::size_t &accepted)
-    {
-        std::string sql = "SAVEPOINT tl_batch; " + m_head;
-        for (std::size_t i = 0; i < m_batch.size(); ++i)
-            sql += (i ? "," : "") + m_batch[i].tuple;
-        sql += m_tail + "; RELEASE SAVEPOINT tl_batch";
-        pg::Result r = m_conn->exec(sql);
-        if (r.ok) {
-            accepted = m_batch.size();
-            return true;
-        }
-        if (r.connectionLost)
-            return false;
-        if (!r.rowProblem())
-            throw std::runtime_error(m_conn->where() + ": writing to " + m_cfg.table + ": "
-                                     + r.message);
-        if (!m_conn->exec("ROLLBACK TO SAVEPOINT tl_batch; RELEASE SAVEPOINT tl_batch").ok)
-            return false;
-        accepted = 0;
-        for (std::size_t i = 0; i < m_batch.size(); ++i) {
-            pg::Result one = m_conn->exec("SAVEPOINT tl_row; " + m_head + m_batch[i].tuple + m_tail
-                                          + "; RELEASE SAVEPOINT tl_row");
-            if (one.ok) {
-                ++accepted;
+/// Sends the batch. Refused rows go to `errors` through `out`, or (inside a checkpoint,
+/// where no Output exists) into m_deferred, which the checkpoint also keeps.
+void PostgresSink::flush(Output *out)
+{
+    if (m_batch.empty())
+        return;
+    std::vector<std::pair<std::string, std::size_t>> refused;
+    std::size_t accepted = 0;
+    for (;;) {
+        if (!m_conn->connected())
+            recover("the connection to PostgreSQL is lost");
+        refused.clear();
+        if (!m_cfg.exactlyOnce || m_txn == Txn::None) {
+            if (!m_conn->exec("BEGIN").ok) {
+                recover("BEGIN failed");
                 continue;
             }
-            if (one.connectionLost)
-                return false;
-            if (!one.rowProblem())
-                throw std::runtime_error(m_conn->where() + ": writing to " + m_cfg.table + ": "
-                                         + one.message);
-            if (!m_conn->exec("ROLLBACK TO SAVEPOINT tl_row; RELEASE SAVEPOINT tl_row").ok)
-                return false;
-            refused.emplace_back(one.message, i);
+            if (m_cfg.exactlyOnce)
+                m_txn = Txn::Open;
         }
+        if (!writeBatch(refused, accepted)) {
+            m_conn->close();
+            continue; // rebuilt by recover() above
+        }
+        if (!m_cfg.exactlyOnce) {
+            pg::Result c = m_conn->exec("COMMIT");
+            if (!c.ok) {
+                // Not known whether it committed: at-least-once sends the batch again.
+                if (!c.connectionLost)
+                    throw std::runtime_error(m_conn->where() + ": COMMIT: " + c.message);
+                m_conn->close();
+                continue;
+            }
+            m_rowsCommitted += accepted;
+        }
+        break;
+    }
+    std::vector<char> isRefused(m_batch.size(), 0);
+    for (const auto &r : refused)
+        isRefused[r.second] = 1;
+    if (m_cfg.exactlyOnce && m_retain)
+        for (std::size_t i = 0; i < m_batch.size(); ++i)
+            if (!isRefused[i])
+                m_openRows.push_back(std::move(m_batch[i].tuple));
+    for (const auto &[why, i] : refused) {
+        if (out) {
+            out->emitError(why, std::move(m_batch[i].rec), m_w);
+        } else {
+            std::string json;
+            appendJson(m_batch[i].rec, json);
+            m_deferred.emplace_back(why, std::move(json));
+        }
+    }
+    if (m_cfg.exactlyOnce)
+        m_openCount += accepted;
+    m_batch.clear();
+    m_batchKeys.clear();
+}
+
+/// One batch inside the open transaction; false when the connection broke (the caller
+/// rebuilds the transaction and sends the whole batch again).
+bool PostgresSink::writeBatch(std::vector<std::pair<std::string, std::size_t>> &refused,
+                              std::size_t &accepted)
+{
+    std::string sql = "SAVEPOINT tl_batch; " + m_head;
+    for (std::size_t i = 0; i < m_batch.size(); ++i)
+        sql += (i ? "," : "") + m_batch[i].tuple;
+    sql += m_tail + "; RELEASE SAVEPOINT tl_batch";
+    pg::Result r = m_conn->exec(sql);
+    if (r.ok) {
+        accepted = m_batch.size();
         return true;
     }
-
-    /// exactly_once, at the barrier: the epoch's rows become the checkpoint's pending epoch.
-    void preCommit()
-    {
-        bool merge = false;
-        if (m_txn == Txn::PreCommitted) {
-            // The previous checkpoint never completed (no notify): its epoch goes on and is
-            // committed with this one, under its own number.
-            m_openRows = std::move(m_pendingRows);
-            m_openCount = m_pendingCount;
-            m_txn = Txn::Open;
-            merge = true;
+    if (r.connectionLost)
+        return false;
+    if (!r.rowProblem())
+        throw std::runtime_error(m_conn->where() + ": writing to " + m_cfg.table + ": "
+                                 + r.message);
+    if (!m_conn->exec("ROLLBACK TO SAVEPOINT tl_batch; RELEASE SAVEPOINT tl_batch").ok)
+        return false;
+    accepted = 0;
+    for (std::size_t i = 0; i < m_batch.size(); ++i) {
+        pg::Result one = m_conn->exec("SAVEPOINT tl_row; " + m_head + m_batch[i].tuple + m_tail
+                                      + "; RELEASE SAVEPOINT tl_row");
+        if (one.ok) {
+            ++accepted;
+            continue;
         }
-        flush(nullptr);
-        if (m_txn != Txn::Open)
-            return; // nothing written in this epoch
-        m_pendingEpoch = merge ? m_pendingEpoch : ++m_epoch;
-        m_pendingRows = std::move(m_openRows);
-        m_pendingCount = m_openCount;
-        m_openRows.clear();
-        m_openCount = 0;
-        m_txn = Txn::PreCommitted;
+        if (one.connectionLost)
+            return false;
+        if (!one.rowProblem())
+            throw std::runtime_error(m_conn->where() + ": writing to " + m_cfg.table + ": "
+                                     + one.message);
+        if (!m_conn->exec("ROLLBACK TO SAVEPOINT tl_row; RELEASE SAVEPOINT tl_row").ok)
+            return false;
+        refused.emplace_back(one.message, i);
     }
+    return true;
+}
 
-    void commitPending(std::int64_t checkpointId, const std::string &by)
-    {
-        for (;;) {
-            std::string sql = "INSERT INTO " + pg::quoteQualified(m_cfg.progressTable)
-                              + " (pipeline, node, epoch, checkpoint_id, rows, committed_by) "
-                                "VALUES (";
-            pg::appendLiteral(sql, m_cfg.writer);
-            sql += ", ";
-            pg::appendLiteral(sql, m_node);
-            sql += ", " + std::to_string(m_pendingEpoch) + ", "
-                   + (checkpointId >= 0 ? std::to_string(checkpointId) : "NULL") + ", "
-                   + std::to_string(m_pendingCount) + ", ";
-            pg::appendLiteral(sql, by);
-            pg::Result r = m_conn->exec(sql + "); COMMIT");
-            if (r.ok) {
-                committed();
-                return;
-            }
-            if (!r.connectionLost) {
-                m_failure = m_conn->where() + ": committing epoch " + std::to_string(m_pendingEpoch)
-                            + ": " + r.message
-                            + (r.sqlstate == "23505"
-                                   ? " (another process writes with the same writer and node)"
-                                   : "");
-                m_conn->exec("ROLLBACK");
-                throw std::runtime_error(m_failure);
-            }
-            m_conn->close();
-            recover("the connection broke while committing epoch "
-                    + std::to_string(m_pendingEpoch));
-            if (m_txn != Txn::PreCommitted)
-                return; // it had committed
-        }
-    }
-
-    void committed()
-    {
-        m_rowsCommitted += m_pendingCount;
-        m_pendingRows.clear();
-        m_pendingCount = 0;
-        m_maxCommitted = std::max(m_maxCommitted, m_pendingEpoch);
-        m_txn = Txn::None;
-    }
-
-    OperatorContext m_ctx;
-    std::string m_node;
-    pg::SinkConfig m_cfg;
-    bool m_retain; ///< keep the epoch's rows (checkpoints are on)
-    std::unique_ptr<pg::Connection> m_conn;
-    bool m_tableReady = true;
-    std::string m_head, m_tail, m_key;
-    std::vector<int> m_keyCols;
-
-    std::vector<Row> m_batch;
-    std::unordered_map<std::string, std::size_t> m_batchKeys;
-    std::vector<std::pair<std::string, std::string>> m_deferred; ///< (reason, record JSON)
-    std::int64_t m_lastFlushMs = 0;
-    Timestamp m_w = kMinTime;
-
-    Txn m_txn = Txn::None;
-    std::vector<std::string> m_openRows, m_pendingRows;
-    std::size_t m_openCount = 0, m_pendingCount = 0;
-    std::int64_t m_epoch = 0, m_pendingEpoch = -1, m_maxCommitted = 0;
-    std::int64_t m_rowsCommitted = 0;
-    std::string m_failure;
-    bool m_failureRecoverable = false;
-};
-
-} // namespace
+} // namespace pg
 
 std::unique_ptr<Operator> makePostgresSink(const OperatorContext &ctx)
 {
     pg::SinkConfig cfg;
     if (std::string e = pg::readConfig(ctx.spec.params, cfg); !e.empty())
         throw ConfigError(e);
-    return std::make_unique<PostgresSink>(ctx, std::move(cfg));
+    return std::make_unique<pg::PostgresSink>(ctx, std::move(cfg));
 }
 
 } // namespace tideline

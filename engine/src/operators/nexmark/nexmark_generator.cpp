@@ -1,5 +1,6 @@
 #include "operators/nexmark/nexmark_generator.hpp"
 
+#include "operators/nexmark/nexmark_tables.hpp"
 #include "operators/params.hpp"
 
 #include <tideline/engine/catalog.hpp>
@@ -24,8 +25,6 @@ constexpr int kHotSellerBatch = 100; // HOT_SELLER_RATIO in the Java sources
 constexpr int kHotAuctionBatch = 100;
 constexpr int kHotBidderBatch = 100;
 constexpr int kHotChannelsRatio = 2;
-constexpr int kChannels = 10000;
-constexpr std::size_t kExtraPool = 1u << 20; // the pre-generated 1 MiB lowercase string
 
 constexpr std::array<std::string_view, 11> kFirstNames = {
     "Peter", "Paul", "Luke", "John", "Saul", "Vicky", "Kate", "Julie", "Sarah", "Deiter", "Walter"};
@@ -37,159 +36,9 @@ constexpr std::array<std::string_view, 10> kCities
 constexpr std::array<std::string_view, 6> kStates = {"AZ", "CA", "ID", "OR", "WA", "WY"};
 constexpr std::array<std::string_view, 4> kHotChannels = {"Google", "Facebook", "Baidu", "Apple"};
 
-std::uint64_t splitmix64(std::uint64_t &state)
-{
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-std::uint64_t rotl(std::uint64_t x, int k)
-{
-    return (x << k) | (x >> (64 - k));
-}
-
-} // namespace
-
-/// xoshiro256** seeded through SplitMix64, with Java-like helpers (nextInt(bound) is
-/// Lemire's unbiased multiply-shift, nextDouble has 53 random bits).
-struct Generator::Rng
-{
-    std::uint64_t s[4];
-    explicit Rng(std::uint64_t seed)
-    {
-        std::uint64_t st = seed;
-        for (auto &x : s)
-            x = splitmix64(st);
-    }
-    std::uint64_t next()
-    {
-        const std::uint64_t result = rotl(s[1] * 5, 7) * 9;
-        const std::uint64_t t = s[1] << 17;
-        s[2] ^= s[0];
-        s[3] ^= s[1];
-        s[1] ^= s[2];
-        s[0] ^= s[3];
-        s[2] ^= t;
-        s[3] = rotl(s[3], 45);
-        return result;
-    }
-    /// Uniform in [0, bound), bound in [1, 2^32).
-    std::uint32_t nextInt(std::uint32_t bound)
-    {
-        std::uint64_t m = (next() >> 32) * bound;
-        auto low = static_cast<std::uint32_t>(m);
-        if (low < bound) {
-            std::uint32_t threshold = (0u - bound) % bound;
-            while (low < threshold) {
-                m = (next() >> 32) * bound;
-                low = static_cast<std::uint32_t>(m);
-            }
-        }
-        return static_cast<std::uint32_t>(m >> 32);
-    }
-    /// Flink's LongGenerator.nextLong: nextInt below 2^31, else |nextLong % n|.
-    std::int64_t nextLong(std::int64_t n)
-    {
-        if (n < (std::int64_t(1) << 31))
-            return nextInt(static_cast<std::uint32_t>(n));
-        return static_cast<std::int64_t>(next() % static_cast<std::uint64_t>(n));
-    }
-    double nextDouble() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-};
-
-namespace {
-
-/// Tables built once per process from fixed seeds: the 1 MiB `extra` pool, the four hot
-/// URLs and the 10,000-entry channel cache (Flink builds these from unseeded Randoms).
-struct Tables
-{
-    std::string extraPool;
-    std::array<std::string, 4> hotUrls;
-    std::vector<std::string> channelNames;
-    std::vector<std::string> channelUrls;
-    /// The same names and URLs packed into one buffer: a bid reads one of 10,000 at random,
-    /// and views into contiguous memory can be prefetched without touching a string object.
-    std::string packed;
-    /// Per channel, one 8-byte reference into `packed`: offset << 16 | name length << 8 | URL
-    /// length (the URL follows the name). One small entry per channel instead of two 16-byte
-    /// views halves the cache misses of a random channel (the table is 80 KB, not 320 KB).
-    std::vector<std::uint64_t> channelRefs;
-    std::array<std::string, 10000> cardGroups; // "%04d"
-};
-
-void tableString(Generator::Rng &rng, int maxLength, char special, std::string &out)
-{
-    int len = 3 + static_cast<int>(rng.nextInt(static_cast<std::uint32_t>(maxLength - 3)));
-    for (int i = 0; i < len; ++i)
-        out += rng.nextInt(13) == 0 ? special : static_cast<char>('a' + rng.nextInt(26));
-}
-
-std::string baseUrl(Generator::Rng &rng)
-{
-    std::string u = "https://www.nexmark.com/";
-    tableString(rng, 5, '_', u);
-    u += '/';
-    tableString(rng, 5, '_', u);
-    u += '/';
-    tableString(rng, 5, '_', u);
-    u += "/item.htm?query=1";
-    return u;
-}
-
 const Tables &tables()
 {
-    static const Tables t = [] {
-        Tables x;
-        Generator::Rng rng(0x6e65786d61726bULL); // "nexmark"
-        x.extraPool.resize(kExtraPool);
-        for (auto &c : x.extraPool)
-            c = static_cast<char>('a' + rng.nextInt(26));
-        for (auto &u : x.hotUrls)
-            u = baseUrl(rng);
-        x.channelNames.resize(kChannels);
-        x.channelUrls.resize(kChannels);
-        for (int c = 0; c < kChannels; ++c) {
-            x.channelNames[static_cast<std::size_t>(c)] = "channel-" + std::to_string(c);
-            std::string url = baseUrl(rng);
-            if (rng.nextInt(10) > 0) {
-                // Java: Math.abs(Integer.reverse(c)); abs(MIN_VALUE) stays MIN_VALUE.
-                std::uint32_t r = 0;
-                for (int b = 0; b < 32; ++b)
-                    if (static_cast<std::uint32_t>(c) & (1u << b))
-                        r |= 1u << (31 - b);
-                auto v = static_cast<std::int32_t>(r);
-                std::int64_t a = v == INT32_MIN ? v : std::abs(v);
-                url += "&channel_id=" + std::to_string(a);
-            }
-            x.channelUrls[static_cast<std::size_t>(c)] = std::move(url);
-        }
-        std::size_t total = 0;
-        for (int c = 0; c < kChannels; ++c)
-            total += x.channelNames[static_cast<std::size_t>(c)].size()
-                     + x.channelUrls[static_cast<std::size_t>(c)].size();
-        x.packed.reserve(total);
-        std::vector<std::pair<std::size_t, std::size_t>> offs;
-        for (int c = 0; c < kChannels; ++c) {
-            offs.push_back({x.packed.size(), x.channelNames[static_cast<std::size_t>(c)].size()});
-            x.packed += x.channelNames[static_cast<std::size_t>(c)];
-            offs.push_back({x.packed.size(), x.channelUrls[static_cast<std::size_t>(c)].size()});
-            x.packed += x.channelUrls[static_cast<std::size_t>(c)];
-        }
-        for (std::size_t i = 0; i < offs.size(); i += 2) {
-            if (offs[i].second > 255 || offs[i + 1].second > 255)
-                throw std::logic_error("nexmark: channel name or URL longer than 255 bytes");
-            x.channelRefs.push_back((std::uint64_t(offs[i].first) << 16)
-                                    | (std::uint64_t(offs[i].second) << 8) | offs[i + 1].second);
-        }
-        for (int i = 0; i < 10000; ++i) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "%04d", i);
-            x.cardGroups[static_cast<std::size_t>(i)] = buf;
-        }
-        return x;
-    }();
+    static const Tables t = buildTables();
     return t;
 }
 

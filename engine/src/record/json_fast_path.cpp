@@ -1,0 +1,368 @@
+// The fast path of RecordParser: one pass over a plain event line builds the record in place
+// (see below); anything outside its strict subset is left to simdjson (json_parser.cpp). Its
+// hot loop and every helper it calls stay in this one file, so they inline.
+#include "record/json_parse_detail.hpp"
+
+#include <cstring>
+#include <mutex>
+#include <unordered_set>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+namespace tideline {
+
+// --- Fast path -------------------------------------------------------------------------------
+//
+// Most event lines are flat-ish objects of plain ASCII strings, small integers, booleans and
+// nulls. For those, one pass over the line builds the record directly, in place (no padded
+// copy, no tape), with field names taken from a per-parser cache of interned paths instead of
+// being built and copied per field. The fast path *accepts* only that strict subset and checks
+// it completely; anything else (escapes, non-ASCII bytes, decimals, big numbers, arrays, deep
+// nesting, any syntax error) makes it give up, and the line is parsed by simdjson exactly as
+// before, so results and error messages are unchanged.
+
+namespace {
+
+using detail::FastNames;
+using detail::kFastMaxDepth;
+
+const char kRootParent[1] = {0}; // parent token of top-level keys
+constexpr std::size_t kMaxInternedNames = 1u << 16;
+constexpr std::size_t kMaxInternedBytes = 4u << 20;
+
+/// Interns a field path read from data, process-wide, for as long as the table is under its
+/// cap (so data with unbounded keys cannot grow memory forever; past the cap names are copied
+/// into each record, as the simdjson path does). Returns an empty view when full.
+std::string_view internDataName(std::string_view name)
+{
+    static std::mutex mutex;
+    static auto *set = new std::unordered_set<std::string>; // never freed: records point here
+    static std::size_t bytes = 0;
+    std::lock_guard<std::mutex> lock(mutex);
+    std::string key(name);
+    if (auto it = set->find(key); it != set->end())
+        return *it;
+    if (set->size() >= kMaxInternedNames || bytes + name.size() > kMaxInternedBytes)
+        return {};
+    bytes += name.size();
+    return *set->insert(std::move(key)).first;
+}
+
+/// memcmp(a, b, n) == 0 for keys of at most 28 bytes, inline (overlapping loads, no call).
+inline bool sameKey(const char *a, const char *b, std::size_t n)
+{
+    auto load8 = [](const char *p) {
+        std::uint64_t w;
+        std::memcpy(&w, p, sizeof w);
+        return w;
+    };
+    if (n < 8) {
+        if (n >= 4) {
+            std::uint32_t x, y, u, v;
+            std::memcpy(&x, a, 4);
+            std::memcpy(&y, b, 4);
+            std::memcpy(&u, a + n - 4, 4);
+            std::memcpy(&v, b + n - 4, 4);
+            return x == y && u == v;
+        }
+        for (std::size_t i = 0; i < n; ++i)
+            if (a[i] != b[i])
+                return false;
+        return true;
+    }
+    for (std::size_t i = 0; i + 8 < n; i += 8)
+        if (load8(a + i) != load8(b + i))
+            return false;
+    return load8(a + n - 8) == load8(b + n - 8);
+}
+
+/// Whether the 8 bytes of w (little-endian) are all ASCII digits.
+inline bool eightDigits(std::uint64_t w)
+{
+    return ((w & 0xF0F0F0F0F0F0F0F0ULL)
+            | (((w + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) >> 4))
+           == 0x3333333333333333ULL;
+}
+
+/// The value of 8 ASCII digits (first digit in the lowest byte).
+inline std::uint64_t parseEightDigits(std::uint64_t w)
+{
+    const std::uint64_t mask = 0x000000FF000000FFULL;
+    const std::uint64_t mul1 = 100 + (1000000ULL << 32);
+    const std::uint64_t mul2 = 1 + (10000ULL << 32);
+    w -= 0x3030303030303030ULL;
+    w = (w * 10) + (w >> 8);
+    return (((w & mask) * mul1) + (((w >> 16) & mask) * mul2)) >> 32;
+}
+
+inline const char *skipWs(const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+        ++p;
+    return p;
+}
+
+/// p is just after an opening quote: the closing quote of a plain string (printable ASCII, no
+/// backslash), or null when the string is anything else or unterminated. Never reads past end.
+inline const char *plainStringEnd(const char *p, const char *end)
+{
+#ifdef __SSE2__
+    const __m128i quote = _mm_set1_epi8('"');
+    const __m128i backslash = _mm_set1_epi8('\\');
+    const __m128i space = _mm_set1_epi8(0x20);
+    while (end - p >= 16) {
+        __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
+        // Signed compare: bytes >= 0x80 are negative, so "< 0x20" also flags non-ASCII.
+        __m128i m
+            = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash)),
+                           _mm_cmplt_epi8(x, space));
+        int mask = _mm_movemask_epi8(m);
+        if (mask) {
+            const char *q = p + __builtin_ctz(static_cast<unsigned>(mask));
+            return *q == '"' ? q : nullptr;
+        }
+        p += 16;
+    }
+#endif
+    for (; p < end; ++p) {
+        auto c = static_cast<unsigned char>(*p);
+        if (c == '"')
+            return p;
+        if (c == '\\' || c < 0x20 || c >= 0x80)
+            return nullptr;
+    }
+    return nullptr;
+}
+
+class FastParser
+{
+public:
+    FastParser(FastNames &names, Record &out)
+        : m_names(names)
+        , m_out(out)
+    {
+    }
+
+    bool parse(const char *p, const char *end)
+    {
+        m_end = end;
+        m_names.newLine();
+        p = skipWs(p, end);
+        if (p >= end || *p != '{')
+            return false;
+        ++p;
+        if (!object(p, kRootParent, std::string_view(), 0))
+            return false;
+        return skipWs(p, end) == end && !m_names.uncachedDuplicates();
+    }
+
+private:
+    /// The full path of key under parent: interned (static, 1) when possible, else built in
+    /// `built` (0). parent null means "not interned", parentName its bytes. -1: the key is not
+    /// for the fast path (empty, contains '.' or '`', which paths quote; or a duplicate).
+    int resolveName(const char *parent,
+                    std::string_view parentName,
+                    std::string_view key,
+                    std::string &built,
+                    std::string_view &name)
+    {
+        using Impl = FastNames;
+        std::size_t h = 0;
+        Impl::Slot *slot = nullptr;
+        if (parent && key.size() <= sizeof(Impl::Slot::key) && !key.empty()) {
+            h = (reinterpret_cast<std::uintptr_t>(parent) >> 3) * 0x9e3779b97f4a7c15ULL;
+            h ^= (key.size() << 16) | (static_cast<unsigned char>(key.front()) << 8)
+                 | static_cast<unsigned char>(key.back());
+            h = (h * 0xff51afd7ed558ccdULL) >> 40;
+            for (std::size_t i = 0; i < Impl::kSlots; ++i) {
+                Impl::Slot &s = m_names.slots[(h + i) & (Impl::kSlots - 1)];
+                if (!s.parent) {
+                    slot = &s;
+                    break;
+                }
+                if (s.parent == parent && s.keyLen == key.size()
+                    && sameKey(s.key, key.data(), key.size())) {
+                    if (s.seen == m_names.line)
+                        return -1; // the same key twice in one object: the slow path decides
+                    s.seen = m_names.line;
+                    name = s.full.s;
+                    return 1;
+                }
+            }
+        }
+        if (key.empty() || std::memchr(key.data(), '.', key.size())
+            || std::memchr(key.data(), '`', key.size()))
+            return -1;
+        built.clear();
+        if (!parentName.empty()) {
+            built.append(parentName);
+            built += '.';
+        }
+        built.append(key);
+        if (parent && slot && m_names.used < Impl::kMaxUsed) {
+            std::string_view interned = internDataName(built);
+            if (!interned.empty()) {
+                slot->parent = parent;
+                slot->keyLen = static_cast<std::uint32_t>(key.size());
+                std::memcpy(slot->key, key.data(), key.size());
+                slot->full = StaticPath(interned);
+                slot->seen = m_names.line;
+                ++m_names.used;
+                name = interned;
+                return 1;
+            }
+        }
+        m_names.uncached.append(built);
+        m_names.uncached += '\n';
+        ++m_names.uncachedCount;
+        name = built;
+        return 0;
+    }
+
+    [[gnu::always_inline]] void add(std::string_view name, bool isStatic, const Value &v)
+    {
+        if (isStatic)
+            m_out.append(StaticPath(name), v);
+        else
+            m_out.append(name, v);
+    }
+
+    /// p is just after '{'; on success p is just after the matching '}'.
+    bool object(const char *&p, const char *parent, std::string_view parentName, int depth)
+    {
+        const char *end = m_end;
+        p = skipWs(p, end);
+        if (p < end && *p == '}') {
+            ++p;
+            if (!parentName.empty()) // a nested `{}` is kept as raw `{}` (as parseObject does)
+                add(parentName, parent != nullptr, Value::raw("{}"));
+            return true;
+        }
+        // Names of this level that are not interned are built here (one buffer per depth).
+        std::string &built = m_names.built[static_cast<std::size_t>(depth)];
+        while (true) {
+            if (p >= end || *p != '"')
+                return false;
+            const char *ks = ++p;
+            const char *ke = plainStringEnd(p, end);
+            if (!ke)
+                return false;
+            p = skipWs(ke + 1, end);
+            if (p >= end || *p != ':')
+                return false;
+            p = skipWs(p + 1, end);
+            if (p >= end)
+                return false;
+            std::string_view name;
+            const int resolved
+                = resolveName(parent, parentName,
+                              std::string_view(ks, static_cast<std::size_t>(ke - ks)), built, name);
+            if (resolved < 0)
+                return false;
+            const bool isStatic = resolved > 0;
+            const char c = *p;
+            if (c == '"') {
+                const char *vs = ++p;
+                const char *ve = plainStringEnd(p, end);
+                if (!ve)
+                    return false;
+                p = ve + 1;
+                add(name, isStatic,
+                    Value::string(std::string_view(vs, static_cast<std::size_t>(ve - vs))));
+            } else if (c == '-' || (c >= '0' && c <= '9')) {
+                if (!integer(p, name, isStatic))
+                    return false;
+            } else if (c == '{') {
+                if (depth + 1 >= kFastMaxDepth)
+                    return false;
+                ++p;
+                if (isStatic) {
+                    if (!object(p, name.data(), name, depth + 1))
+                        return false;
+                } else {
+                    // Children need the path's bytes after `built` is reused at this depth.
+                    std::string &own = m_names.parents[static_cast<std::size_t>(depth)];
+                    own.assign(name);
+                    if (!object(p, nullptr, own, depth + 1))
+                        return false;
+                }
+            } else if (c == 't' && end - p >= 4 && std::memcmp(p, "true", 4) == 0) {
+                p += 4;
+                add(name, isStatic, Value::boolean(true));
+            } else if (c == 'f' && end - p >= 5 && std::memcmp(p, "false", 5) == 0) {
+                p += 5;
+                add(name, isStatic, Value::boolean(false));
+            } else if (c == 'n' && end - p >= 4 && std::memcmp(p, "null", 4) == 0) {
+                p += 4;
+                add(name, isStatic, Value::null());
+            } else {
+                return false;
+            }
+            p = skipWs(p, end);
+            if (p >= end)
+                return false;
+            if (*p == ',') {
+                p = skipWs(p + 1, end);
+                continue;
+            }
+            if (*p == '}') {
+                ++p;
+                return true;
+            }
+            return false;
+        }
+    }
+
+    /// An integer of at most 18 digits (always an int64 for simdjson too); anything else
+    /// (decimals, exponents, -0, leading zeros, longer numbers) is left to simdjson.
+    bool integer(const char *&p, std::string_view name, bool isStatic)
+    {
+        const char *end = m_end;
+        bool neg = *p == '-';
+        if (neg)
+            ++p;
+        const char *ds = p;
+        std::uint64_t v = 0;
+        // Eight digits at a time (SWAR) while they last: timestamps have 13.
+        while (end - p >= 8 && p - ds <= 8) {
+            std::uint64_t w;
+            std::memcpy(&w, p, sizeof w);
+            if (!eightDigits(w))
+                break;
+            v = v * 100000000ULL + parseEightDigits(w);
+            p += 8;
+        }
+        while (p < end && *p >= '0' && *p <= '9' && p - ds < 19) {
+            v = v * 10 + static_cast<std::uint64_t>(*p - '0');
+            ++p;
+        }
+        const std::ptrdiff_t digits = p - ds;
+        if (digits == 0 || digits > 18 || (digits > 1 && *ds == '0') || (neg && v == 0))
+            return false;
+        if (p < end && (*p == '.' || *p == 'e' || *p == 'E' || (*p >= '0' && *p <= '9')))
+            return false;
+        const auto iv = static_cast<std::int64_t>(v); // at most 18 digits: fits
+        add(name, isStatic, Value::integer(neg ? -iv : iv));
+        return true;
+    }
+
+    FastNames &m_names;
+    Record &m_out;
+    const char *m_end = nullptr;
+};
+
+} // namespace
+
+namespace detail {
+
+bool parseFast(FastNames &names, Record &out, const char *p, const char *end)
+{
+    FastParser fast(names, out);
+    return fast.parse(p, end);
+}
+
+} // namespace detail
+
+} // namespace tideline
