@@ -51,15 +51,28 @@ std::map<int, std::int64_t> Runtime::taskPositions(int s) const
 
 Status Runtime::configureState(const std::string &checkpointDir)
 {
-    if (std::string err = state::configureStateBackends(*this, checkpointDir, m_options.log);
-        !err.empty())
-        return Status::error(err);
+    m_stateBackend = std::make_unique<state::StateBackend>(m_spec.settings, checkpointDir);
+    int stateful = 0;
+    for (Node &node : m_nodes) {
+        if (!node.op || !state::isStateful(*node.op))
+            continue;
+        if (Status s = m_stateBackend->configure(node.id, *node.op); !s.ok())
+            return s;
+        ++stateful;
+    }
+    if (std::string line = m_stateBackend->describe(stateful); !line.empty() && m_options.log)
+        m_options.log(line);
     return {};
 }
 
 void Runtime::logSpillSummary()
 {
-    state::logSpillSummary(*this, m_options.log);
+    if (!m_options.log)
+        return;
+    for (const Node &node : m_nodes)
+        if (node.op)
+            if (auto line = state::spillSummary(node.id, *node.op))
+                m_options.log(*line);
 }
 
 } // namespace tideline

@@ -21,6 +21,7 @@
 
 #include "checkpoint/coordinator.hpp"
 #include "runtime/runtime.hpp"
+#include "state/state_backend.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -187,9 +188,9 @@ Status Runtime::resetInstance(int idx)
     node.op.reset();
     if (Status s = makeOperator(idx); !s.ok())
         return s;
-    if (configureNodeState)
-        if (std::string err = configureNodeState(node); !err.empty())
-            return Status::error(err);
+    if (m_stateBackend)
+        if (Status s = m_stateBackend->configure(node.id, *node.op); !s.ok())
+            return s;
     clearInstanceWatermarks(idx);
     observe::NodeMetrics m;
     m.node = node.metrics.node;

@@ -7,6 +7,7 @@
 #include "checkpoint/folder_lock.hpp"
 #include "runtime/recoverable.hpp"
 #include "runtime/runtime.hpp"
+#include "state/state_backend.hpp"
 
 namespace tideline {
 

@@ -33,8 +33,13 @@ namespace checkpoint {
 class Coordinator;
 struct RunLocks;
 } // namespace checkpoint
+namespace state {
+class StateBackend;
+}
 
-class Runtime final : public checkpoint::RuntimePort, public OutputTarget
+// OutputTarget first: Output calls it per record, and as the first base it needs no this-adjusting
+// thunk (the checkpoint port is called a few times per checkpoint).
+class Runtime final : public OutputTarget, public checkpoint::RuntimePort
 {
 public:
     using Target = graph::Target;
@@ -78,15 +83,9 @@ public:
     observe::MetricsSnapshot snapshot() const;
 
     const PipelineSpec &spec() const override { return m_spec; }
-    /// The nodes, mutable: for the state backend (state/state_backend.cpp: configureNodeState)
-    /// and for tests that reach into operators until they have a harness of their own. The
-    /// checkpoint module goes through checkpoint::RuntimePort instead.
-    std::vector<Node> &nodes() { return m_nodes; }
     /// Recreates an instance's operator empty (partition moved away, or about to be restored)
     /// and resets its watermarks and figures.
     [[nodiscard]] Status resetInstance(int node) override;
-    /// Set by the state backend: configures one (re)created operator's keyed state.
-    std::function<std::string(Node &)> configureNodeState;
     const std::vector<int> &topoOrder() const override { return m_order; }
     Clock &clock() override { return *m_clock; }
     const JobOptions &options() const override { return m_options; }
@@ -102,7 +101,7 @@ public:
     checkpoint::Coordinator *checkpoints() { return m_checkpoints.get(); }
     /// Closes every operator and opens it again empty, with the nodes' watermarks, idleness
     /// and figures reset: a restore that must start over from an earlier checkpoint. The
-    /// state backend's configureNodeState is not re-applied here.
+    /// state backend is not re-applied here.
     [[nodiscard]] Status reopenOperators() override;
     void setRecordsRead(std::int64_t n) override { m_recordsRead = n; }
     /// Publishes a checkpoint outcome (lastCheckpoint + bounded history); any thread.
@@ -204,6 +203,9 @@ private:
     std::atomic<bool> m_stop{false};
     std::unique_ptr<observe::WatermarkTapCallback> m_watermarkTap;
 
+    /// Made by configureState(); configures every stateful operator, and each partition-task
+    /// instance (re)created later (resetInstance).
+    std::unique_ptr<state::StateBackend> m_stateBackend;
     std::unique_ptr<checkpoint::Coordinator> m_checkpoints;
     /// The coordinator's init() succeeded: the loop ticks it and it takes the final checkpoint.
     bool m_checkpointsLive = false;
