@@ -1,4 +1,4 @@
-// Dedup and join under settings.state "rocksdb" with a tiny budget (20 KB): their keyed state
+// Dedup, join and top under settings.state "rocksdb" with a tiny budget (20 KB): their keyed state
 // spills (the metrics say so, and entries are read back), and everything observable is what the
 // same node does in memory: the outputs and late records line by line, and the state snapshot
 // byte for byte at the same point of the input (the snapshot layout does not depend on where the
@@ -50,6 +50,18 @@ std::vector<std::string> records(int n, int keys, std::uint32_t seed, const char
     return out;
 }
 
+/// For top: ranked values with many ties (0, 1 or 2), so that a group keeps several rows.
+std::vector<std::string> tiedRecords(int n, int keys, std::uint32_t seed)
+{
+    std::vector<std::string> out = records(n, keys, seed, "i", 1);
+    std::uint32_t x = seed;
+    for (auto &line : out) {
+        x = x * 1103515245u + 12345u;
+        line.insert(line.size() - 1, R"(,"v":)" + std::to_string((x >> 9) % 3));
+    }
+    return out;
+}
+
 const Json kSpill = {{"state", "rocksdb"}, {"state_memory_mb", 0.02}};
 constexpr double kSpillMb = 0.02;
 
@@ -59,6 +71,8 @@ const Json kJoinParams = {{"left_key", Json::array({"k"})},
                           {"lower_ms", -400},
                           {"upper_ms", 400},
                           {"type", "left_outer"}};
+
+const Json kTopParams = {{"field", "v"}, {"size_ms", 2000}, {"by", Json::array({"k"})}};
 
 std::unique_ptr<OperatorHarness>
 harness(const std::string &kind, const Json &params, double spillMb)
@@ -290,6 +304,52 @@ private slots:
         auto spill = harness("join", kJoinParams, kSpillMb);
         compare(*mem, *spill, {l, r}, 6000, false);
         endToEnd("join", kJoinParams, {left, right});
+    }
+
+    // top spills the rows of cold groups; a group (its key, completion time, timer) stays.
+    void topSpillsWithTheSameOutputAndState()
+    {
+        const auto input = tiedRecords(30000, 800, 2468u);
+        const auto events = watermarked(input);
+        auto mem = harness("top", kTopParams, 0);
+        auto spill = harness("top", kTopParams, kSpillMb);
+        compare(*mem, *spill, {events}, 15000, true);
+        endToEnd("top", kTopParams, {input});
+    }
+
+    // A top state written while spilling loads into a memory instance and back: the same
+    // bytes, and both go on as the original.
+    void topStateMovesBetweenModes()
+    {
+        const auto input = tiedRecords(16000, 800, 97531u);
+        const auto events = watermarked(input);
+        const std::size_t split = 7000;
+        auto a = harness("top", kTopParams, kSpillMb);
+        feedRange(*a, {events}, 0, split);
+        QVERIFY(stateful(*a).spillStats().entriesSpilled > 100);
+        const std::size_t outBefore = a->lines().size();
+        const testing::OperatorSnapshot state = a->snapshot();
+        feedRange(*a, {events}, split, events.size());
+        a->finish();
+        const auto outA = a->lines();
+        const std::vector<std::string> rest(outA.begin() + static_cast<std::ptrdiff_t>(outBefore),
+                                            outA.end());
+
+        auto b = harness("top", kTopParams, 0);
+        QCOMPARE(b->restore(state), std::string());
+        const testing::OperatorSnapshot again = b->snapshot();
+        QCOMPARE(again.state, state.state);
+        feedRange(*b, {events}, split, events.size());
+        b->finish();
+        QCOMPARE(b->lines(), rest);
+
+        auto c = harness("top", kTopParams, kSpillMb);
+        QCOMPARE(c->restore(again), std::string());
+        QVERIFY(stateful(*c).spillStats().entriesSpilled > 100); // spilled as it loaded
+        QCOMPARE(c->snapshot().state, state.state);
+        feedRange(*c, {events}, split, events.size());
+        c->finish();
+        QCOMPARE(c->lines(), rest);
     }
 };
 
