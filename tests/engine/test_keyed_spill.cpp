@@ -1,9 +1,9 @@
-// Dedup, join and top under settings.state "rocksdb" with a tiny budget (20 KB): their keyed state
-// spills (the metrics say so, and entries are read back), and everything observable is what the
-// same node does in memory: the outputs and late records line by line, and the state snapshot
-// byte for byte at the same point of the input (the snapshot layout does not depend on where the
-// state lives). A dedup snapshot taken in memory also restores into a spilling instance, which
-// spills as it loads and goes on identically. The nodes run in testing::OperatorHarness, fed
+// Dedup, join, top and window_join under settings.state "rocksdb" with a tiny budget (20 KB): their
+// keyed state spills (the metrics say so, and entries are read back), and everything observable is
+// what the same node does in memory: the outputs and late records line by line, and the state
+// snapshot byte for byte at the same point of the input (the snapshot layout does not depend on
+// where the state lives). A dedup snapshot taken in memory also restores into a spilling instance,
+// which spills as it loads and goes on identically. The nodes run in testing::OperatorHarness, fed
 // what the pipelines' watermark node emits; one job per operator checks the same end to end
 // (outputs equal, the end-of-run spill line).
 
@@ -73,6 +73,14 @@ const Json kJoinParams = {{"left_key", Json::array({"k"})},
                           {"type", "left_outer"}};
 
 const Json kTopParams = {{"field", "v"}, {"size_ms", 2000}, {"by", Json::array({"k"})}};
+
+Json windowJoinParams(const char *output)
+{
+    return {{"left_key", Json::array({"k"})},
+            {"right_key", Json::array({"k"})},
+            {"size_ms", 2000},
+            {"output", output}};
+}
 
 std::unique_ptr<OperatorHarness>
 harness(const std::string &kind, const Json &params, double spillMb)
@@ -350,6 +358,22 @@ private slots:
         feedRange(*c, {events}, split, events.size());
         c->finish();
         QCOMPARE(c->lines(), rest);
+    }
+
+    // window_join spills buffered records (both sides for pairs, the left side for
+    // left_semi, whose right keys stay in memory) and reads a window back when it fires.
+    void windowJoinSpillsWithTheSameOutputAndState()
+    {
+        for (const char *output : {"pairs", "left_semi"}) {
+            const auto left = records(8000, 800, 5u, "a", 1);
+            const auto right = records(8000, 800, 55u, "b", 1);
+            const auto l = watermarked(left), r = watermarked(right);
+            const Json params = windowJoinParams(output);
+            auto mem = harness("window_join", params, 0);
+            auto spill = harness("window_join", params, kSpillMb);
+            compare(*mem, *spill, {l, r}, 5000, false);
+            endToEnd("window_join", params, {left, right});
+        }
     }
 };
 
