@@ -183,9 +183,10 @@ void PipelineSettingsDialog::updateHints()
     const bool rocksdb = m_state->currentData().toString() == QLatin1String("rocksdb");
     m_memoryMb->setEnabled(rocksdb);
     m_stateHint->setText(
-        rocksdb ? tr("Window state beyond the memory budget spills its coldest keys to a local "
-                     "RocksDB and is read back when needed (slower, but larger than memory). "
-                     "Dedup and join state stay in memory. Checkpoints go to RocksDB either way.")
+        rocksdb ? tr("Keyed state (windows, dedup, join, top, window_join) beyond the memory "
+                     "budget spills its coldest keys to a local RocksDB and is read back when "
+                     "needed (slower, but larger than memory). Checkpoints go to RocksDB either "
+                     "way.")
                 : tr("Keyed state lives in memory; checkpoints and savepoints go to RocksDB."));
 }
 

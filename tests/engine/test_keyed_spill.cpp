@@ -1,9 +1,9 @@
-// Dedup and join under settings.state "rocksdb" with a tiny budget (20 KB): their keyed state
-// spills (the metrics say so, and entries are read back), and everything observable is what the
-// same node does in memory: the outputs and late records line by line, and the state snapshot
-// byte for byte at the same point of the input (the snapshot layout does not depend on where the
-// state lives). A dedup snapshot taken in memory also restores into a spilling instance, which
-// spills as it loads and goes on identically. The nodes run in testing::OperatorHarness, fed
+// Dedup, join, top and window_join under settings.state "rocksdb" with a tiny budget (20 KB): their
+// keyed state spills (the metrics say so, and entries are read back), and everything observable is
+// what the same node does in memory: the outputs and late records line by line, and the state
+// snapshot byte for byte at the same point of the input (the snapshot layout does not depend on
+// where the state lives). A dedup snapshot taken in memory also restores into a spilling instance,
+// which spills as it loads and goes on identically. The nodes run in testing::OperatorHarness, fed
 // what the pipelines' watermark node emits; one job per operator checks the same end to end
 // (outputs equal, the end-of-run spill line).
 
@@ -50,6 +50,18 @@ std::vector<std::string> records(int n, int keys, std::uint32_t seed, const char
     return out;
 }
 
+/// For top: ranked values with many ties (0, 1 or 2), so that a group keeps several rows.
+std::vector<std::string> tiedRecords(int n, int keys, std::uint32_t seed)
+{
+    std::vector<std::string> out = records(n, keys, seed, "i", 1);
+    std::uint32_t x = seed;
+    for (auto &line : out) {
+        x = x * 1103515245u + 12345u;
+        line.insert(line.size() - 1, R"(,"v":)" + std::to_string((x >> 9) % 3));
+    }
+    return out;
+}
+
 const Json kSpill = {{"state", "rocksdb"}, {"state_memory_mb", 0.02}};
 constexpr double kSpillMb = 0.02;
 
@@ -59,6 +71,16 @@ const Json kJoinParams = {{"left_key", Json::array({"k"})},
                           {"lower_ms", -400},
                           {"upper_ms", 400},
                           {"type", "left_outer"}};
+
+const Json kTopParams = {{"field", "v"}, {"size_ms", 2000}, {"by", Json::array({"k"})}};
+
+Json windowJoinParams(const char *output)
+{
+    return {{"left_key", Json::array({"k"})},
+            {"right_key", Json::array({"k"})},
+            {"size_ms", 2000},
+            {"output", output}};
+}
 
 std::unique_ptr<OperatorHarness>
 harness(const std::string &kind, const Json &params, double spillMb)
@@ -290,6 +312,96 @@ private slots:
         auto spill = harness("join", kJoinParams, kSpillMb);
         compare(*mem, *spill, {l, r}, 6000, false);
         endToEnd("join", kJoinParams, {left, right});
+    }
+
+    // top spills the rows of cold groups; a group (its key, completion time, timer) stays.
+    void topSpillsWithTheSameOutputAndState()
+    {
+        const auto input = tiedRecords(30000, 800, 2468u);
+        const auto events = watermarked(input);
+        auto mem = harness("top", kTopParams, 0);
+        auto spill = harness("top", kTopParams, kSpillMb);
+        compare(*mem, *spill, {events}, 15000, true);
+        endToEnd("top", kTopParams, {input});
+    }
+
+    // top's timers (keys::ExpiryQueue, one per group): a group whose completion time moved
+    // later waits again when its first timer comes up, and groups that one watermark completes
+    // come out by (completion time, key), whatever their arrival order.
+    void topGroupThatCompletesLaterWaitsAgain()
+    {
+        const std::vector<std::string> input
+            = {R"({"t":100,"g":"a","v":1})",  R"({"t":125,"g":"a","v":1})",
+               R"({"t":140,"g":"b","v":5})",  R"({"t":1000,"g":"x","v":0})",
+               R"({"t":1500,"g":"d","v":1})", R"({"t":1480,"g":"e","v":1})",
+               R"({"t":1490,"g":"g","v":2})", R"({"t":1490,"g":"f","v":2})",
+               R"({"t":3000,"g":"z","v":0})"};
+        auto h = harness("top", {{"field", "v"}, {"by", Json::array({"g"})}}, 0);
+        const auto events = watermarked(input);
+        feedRange(*h, {events}, 0, 3);
+        // W passed a's first time (100), not its completion (125): a waits
+        QVERIFY(h->lines().empty());
+        feedRange(*h, {events}, 3, events.size());
+        h->finish();
+        std::string groups;
+        for (const auto &line : h->lines()) {
+            const auto at = line.find("\"g\":\"");
+            QVERIFY(at != std::string::npos);
+            groups += line[at + 5];
+        }
+        QCOMPARE(groups, std::string("aabxefgdz"));
+    }
+
+    // A top state written while spilling loads into a memory instance and back: the same
+    // bytes, and both go on as the original.
+    void topStateMovesBetweenModes()
+    {
+        const auto input = tiedRecords(16000, 800, 97531u);
+        const auto events = watermarked(input);
+        const std::size_t split = 7000;
+        auto a = harness("top", kTopParams, kSpillMb);
+        feedRange(*a, {events}, 0, split);
+        QVERIFY(stateful(*a).spillStats().entriesSpilled > 100);
+        const std::size_t outBefore = a->lines().size();
+        const testing::OperatorSnapshot state = a->snapshot();
+        feedRange(*a, {events}, split, events.size());
+        a->finish();
+        const auto outA = a->lines();
+        const std::vector<std::string> rest(outA.begin() + static_cast<std::ptrdiff_t>(outBefore),
+                                            outA.end());
+
+        auto b = harness("top", kTopParams, 0);
+        QCOMPARE(b->restore(state), std::string());
+        const testing::OperatorSnapshot again = b->snapshot();
+        QCOMPARE(again.state, state.state);
+        feedRange(*b, {events}, split, events.size());
+        b->finish();
+        QCOMPARE(b->lines(), rest);
+
+        auto c = harness("top", kTopParams, kSpillMb);
+        QCOMPARE(c->restore(again), std::string());
+        QVERIFY(stateful(*c).spillStats().entriesSpilled > 100); // spilled as it loaded
+        QCOMPARE(c->snapshot().state, state.state);
+        feedRange(*c, {events}, split, events.size());
+        c->finish();
+        QCOMPARE(c->lines(), rest);
+    }
+
+    // window_join spills buffered records (both sides for pairs, the left side for
+    // left_semi, whose right keys stay in memory) and reads a window back when it fires.
+    void windowJoinSpillsWithTheSameOutputAndState()
+    {
+        // left_semi with fewer keys: its key set (in memory) fits in the budget.
+        for (const auto &[output, nKeys] : {std::pair("pairs", 800), std::pair("left_semi", 200)}) {
+            const auto left = records(8000, nKeys, 5u, "a", 1);
+            const auto right = records(8000, nKeys, 55u, "b", 1);
+            const auto l = watermarked(left), r = watermarked(right);
+            const Json params = windowJoinParams(output);
+            auto mem = harness("window_join", params, 0);
+            auto spill = harness("window_join", params, kSpillMb);
+            compare(*mem, *spill, {l, r}, 5000, false);
+            endToEnd("window_join", params, {left, right});
+        }
     }
 };
 

@@ -7,11 +7,12 @@
 // last one goes to a binary heap. top() compares the two heads, which gives exactly the order
 // of one heap over all items: (at, seq) with seq the push order.
 //
-// The toolkit's event-time timer queue. Other operators still keep their own, for reasons of
-// order that reach snapshot bytes: the session window's heap of (time, slot, generation) pops
-// equal times in heap order, which decides which freed slots are reused and so the order of
-// its snapshot; top's std::set fires groups in (time, key) order and erases by key; the aligned
-// window and window_join keep panes in a std::map by start, a pane being its own timer.
+// The toolkit's event-time timer queue, for dedup, join, the session window (a timer names a
+// session by slot, generation and start; stale ones are skipped when they come up) and top (one
+// timer per group; a group that completes later waits again). Equal times pop in push order, so
+// an operator that needs another order within one firing sorts what came due (both of those
+// sort by key). The aligned window and window_join keep their panes in a std::map by start
+// instead: a pane is its own timer, and few are open at once.
 
 #include <tideline/engine/time.hpp>
 

@@ -1,5 +1,7 @@
 #include "operators/keys/group_key_codec.hpp"
 
+#include "operators/keys/key_encoder_loop.hpp"
+
 #include <cmath>
 #include <cstring>
 
@@ -104,53 +106,45 @@ Value getScalar(std::string_view b, std::size_t &pos)
 
 } // namespace
 
-GroupKeyCodec::GroupKeyCodec(std::vector<std::string> paths)
-    : m_paths(std::move(paths))
-    , m_hints(m_paths.size(), -1)
+void GroupFormat::value(const Value &v, std::string &out)
 {
+    putScalar(out, v);
 }
 
-void GroupKeyCodec::encode(const Record &r, std::string &out)
+void GroupFormat::missing(const Record &r, std::string_view path, std::string &out)
 {
-    out.clear();
-    for (std::size_t k = 0; k < m_paths.size(); ++k) {
-        const std::string &path = m_paths[k];
-        const int i = findField(r, path, m_hints[k]);
-        if (i >= 0) {
-            putScalar(out, r.valueAt(static_cast<std::size_t>(i)));
-            continue;
-        }
-        if (!r.hasObject(path)) {
-            out.push_back(TNull); // missing groups with null, as SQL's GROUP BY does
-            continue;
-        }
-        // A nested object: every field under "path." in record order (records keep fields
-        // that share a prefix together and in arrival order, so equal objects encode equally
-        // when their producers write fields in the same order).
-        out.push_back(TObject);
-        const std::size_t countPos = out.size();
-        putU32(out, 0);
-        std::uint32_t count = 0;
-        for (std::size_t f = 0; f < r.size(); ++f) {
-            const std::string_view name = r.nameAt(f);
-            if (name.size() > path.size() && name[path.size()] == '.'
-                && name.substr(0, path.size()) == path) {
-                const std::string_view rest = name.substr(path.size() + 1);
-                putU32(out, static_cast<std::uint32_t>(rest.size()));
-                out.append(rest);
-                putScalar(out, r.valueAt(f));
-                ++count;
-            }
-        }
-        std::memcpy(out.data() + countPos, &count, 4);
+    if (!r.hasObject(path)) {
+        out.push_back(TNull); // missing groups with null, as SQL's GROUP BY does
+        return;
     }
+    // A nested object: every field under "path." in record order (records keep fields that
+    // share a prefix together and in arrival order, so equal objects encode equally when their
+    // producers write fields in the same order).
+    out.push_back(TObject);
+    const std::size_t countPos = out.size();
+    putU32(out, 0);
+    std::uint32_t count = 0;
+    for (std::size_t f = 0; f < r.size(); ++f) {
+        const std::string_view name = r.nameAt(f);
+        if (name.size() > path.size() && name[path.size()] == '.'
+            && name.substr(0, path.size()) == path) {
+            const std::string_view rest = name.substr(path.size() + 1);
+            putU32(out, static_cast<std::uint32_t>(rest.size()));
+            out.append(rest);
+            putScalar(out, r.valueAt(f));
+            ++count;
+        }
+    }
+    std::memcpy(out.data() + countPos, &count, 4);
 }
+
+template class BasicKeyEncoder<GroupFormat>;
 
 void GroupKeyCodec::decode(std::string_view bytes, std::vector<Decoded> &out) const
 {
     out.clear();
     std::size_t pos = 0;
-    for (std::size_t k = 0; k < m_paths.size(); ++k) {
+    for (std::size_t k = 0; k < paths().size(); ++k) {
         Decoded d;
         if (pos < bytes.size() && bytes[pos] == TObject) {
             const std::size_t begin = pos;
@@ -173,17 +167,17 @@ void GroupKeyCodec::decode(std::string_view bytes, std::vector<Decoded> &out) co
 void GroupKeyCodec::writeTo(std::string_view bytes, Record &out) const
 {
     decode(bytes, m_scratch);
-    for (std::size_t k = 0; k < m_paths.size(); ++k) {
+    for (std::size_t k = 0; k < paths().size(); ++k) {
         const Decoded &d = m_scratch[k];
         if (!d.isObject) {
-            out.set(m_paths[k], d.value);
+            out.set(paths()[k], d.value);
             continue;
         }
         std::string_view b = d.objectBytes;
         std::size_t pos = 0;
         while (pos < b.size()) {
             const std::uint32_t n = getU32(b, pos);
-            m_pathScratch.assign(m_paths[k]);
+            m_pathScratch.assign(paths()[k]);
             m_pathScratch.push_back('.');
             m_pathScratch.append(b.substr(pos, n));
             pos += n;

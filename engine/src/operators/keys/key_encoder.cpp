@@ -1,6 +1,6 @@
 #include "operators/keys/key_encoder.hpp"
 
-#include "operators/keys/field_lookup.hpp"
+#include "operators/keys/key_encoder_loop.hpp"
 
 #include <cmath>
 #include <cstring>
@@ -75,25 +75,6 @@ void appendValue(const Value &v, std::string &out)
     }
 }
 
-KeyEncoder::KeyEncoder(std::vector<std::string> paths)
-    : m_paths(std::move(paths))
-    , m_hints(m_paths.size(), -1)
-{
-}
-
-bool KeyEncoder::encode(const Record &r, std::string &out)
-{
-    out.clear();
-    bool complete = true;
-    for (std::size_t k = 0; k < m_paths.size(); ++k) {
-        const std::string &path = m_paths[k];
-        const int idx = findField(r, path, m_hints[k]);
-        Value v = idx >= 0 ? r.valueAt(static_cast<std::size_t>(idx)) : Value::null();
-        if (v.isNull())
-            complete = false;
-        appendValue(v, out);
-    }
-    return complete;
-}
+template class BasicKeyEncoder<OrderedFormat>;
 
 } // namespace tideline::keys

@@ -1,7 +1,8 @@
 #pragma once
 // KeyTable: an open-addressing hash table from encoded key bytes to a value, for the hot paths
-// of dedup and join (per-key state). Compared with std::unordered_map it avoids the modulo by
-// a prime and the pointer chase to a separately allocated node.
+// of keyed state that erases keys one by one (dedup, join, session keys, top groups,
+// window_join's keys and pairs state, enrich). Compared with std::unordered_map it avoids the
+// modulo by a prime and the pointer chase to a separately allocated node.
 //
 // Layout, chosen for cache misses (the cost that dominates once state outgrows L2):
 // - slots are 16 bytes, {key word, tag, entry index}, linear probing in a power-of-two array

@@ -4,8 +4,9 @@
 // the pane is dropped, so there is no erase and rows stay in insertion order (firing sorts
 // them by key; a snapshot writes them in that order, which keeps snapshots canonical for a
 // given input). keys::KeyTable is the toolkit's other table, for state that erases keys one by
-// one (dedup, join, session keys); the two share the hash (hash.hpp) and linear probing in a
-// power-of-two slot array, and differ in what one probe touches (see both layouts).
+// one (dedup, join, session keys, top groups, window_join); the two share the hash (hash.hpp)
+// and linear probing in a power-of-two slot array, and differ in what one probe touches (see
+// both layouts): here a key and its cells are one row, and nothing is erased.
 //
 // settings.state "rocksdb" uses the header's spare word as the second-chance bit of
 // keys::SpillPolicy (touch / touched / clearTouches) and keepOnly to drop spilled rows.

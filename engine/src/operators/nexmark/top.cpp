@@ -9,40 +9,31 @@
 // window_end, i.e. the results of an upstream window node) and it completes when W reaches the
 // latest event time of its rows (window results carry end - 1). Groups fired by one watermark
 // are emitted in order of (completion time, encoded group key); rows in arrival order.
+//
+// State is the keyed-state toolkit's: groups in a keys::KeyTable (encoded group key -> group),
+// one timer per group in the keys::ExpiryQueue. A group whose completion time moves later keeps
+// its timer; when that timer comes up early the group waits again (a new timer at its current
+// time), so the queue holds one timer per group. settings.state "rocksdb" spills the rows of
+// cold groups (top_spill.hpp); snapshots are the same bytes wherever the rows live.
 
+#include "operators/keys/expiry_queue.hpp"
 #include "operators/keys/key_encoder.hpp"
+#include "operators/keys/key_table.hpp"
+#include "operators/nexmark/top_spill.hpp"
 #include "operators/operators.hpp"
 #include "operators/params.hpp"
 
-#include <set>
-#include <unordered_map>
+#include <algorithm>
 
 namespace tideline {
 
 namespace {
 
-struct Num
-{
-    bool isInt = true;
-    std::int64_t i = 0;
-    double d = 0;
-    static Num of(const Value &v)
-    {
-        Num n;
-        n.isInt = v.type == ValueType::Int;
-        n.i = v.i;
-        n.d = v.asDouble();
-        return n;
-    }
-    int compare(const Num &o) const
-    {
-        if (isInt && o.isInt)
-            return i == o.i ? 0 : (i < o.i ? -1 : 1);
-        return d == o.d ? 0 : (d < o.d ? -1 : 1);
-    }
-};
+using top::Group;
+using top::Groups;
+using top::Num;
 
-class TopOperator final : public Operator
+class TopOperator final : public Operator, public state::StatefulOperator
 {
 public:
     explicit TopOperator(const OperatorContext &ctx)
@@ -95,118 +86,128 @@ public:
             m_by.encode(rec, m_byBuf);
             m_key += m_byBuf;
         }
-        Group *g = m_last;
-        if (!g || m_lastKey != m_key) {
-            auto [it, inserted] = m_groups.try_emplace(m_key);
-            g = &it->second;
+        std::uint32_t gi = m_last;
+        if (gi == Groups::kNone || m_lastKey != m_key) {
+            auto [found, inserted] = m_groups.tryEmplace(m_key, Group{});
+            gi = found;
             if (inserted) {
-                g->fireAt = fireAt;
-                g->start = start;
-                m_order.insert({fireAt, m_key});
+                Group &g = m_groups.entry(gi).value;
+                g.fireAt = fireAt;
+                g.start = start;
+                m_timers.push(fireAt, gi);
             }
-            m_last = g;
+            m_last = gi;
             m_lastKey = m_key;
         }
-        if (fireAt > g->fireAt) { // only without size_ms: the group completes later
-            m_order.erase({g->fireAt, m_key});
-            g->fireAt = fireAt;
-            m_order.insert({fireAt, m_key});
-        }
-        int c = g->rows.empty() ? 1 : v.compare(g->best);
+        Group &g = m_groups.entry(gi).value;
+        if (g.spilled)
+            m_spill.readBack(m_groups, gi);
+        g.touched = true;
+        if (fireAt > g.fireAt) // only without size_ms: the group completes later (its timer
+            g.fireAt = fireAt; // waits again when it comes up)
+        int c = g.rows.empty() ? 1 : v.compare(g.best);
         if (m_min)
             c = -c;
-        if (g->rows.empty() || c > 0) {
-            m_rows -= static_cast<std::int64_t>(g->rows.size());
-            g->rows.clear();
-            g->best = v;
-            g->rows.push_back(std::move(rec));
-            ++m_rows;
-        } else if (c == 0) {
-            g->rows.push_back(std::move(rec));
-            ++m_rows;
+        if (g.rows.empty() || c > 0) {
+            m_rows -= static_cast<std::int64_t>(g.rows.size());
+            m_spill.clearRows(g);
+            g.best = v;
+        } else if (c < 0) {
+            return;
+        }
+        m_spill.addRow(g, std::move(rec));
+        ++m_rows;
+        if (m_spill.tick()) {
+            m_spill.maybeSpill(m_groups);
+            m_last = Groups::kNone;
         }
     }
 
     void processWatermark(Timestamp w, Output &out) override
     {
         m_wm = w;
-        while (!m_order.empty() && m_order.begin()->first <= w) {
-            auto node = m_order.extract(m_order.begin());
-            auto it = m_groups.find(node.value().second);
-            if (it != m_groups.end()) {
-                Group &g = it->second;
-                for (auto &r : g.rows) {
-                    if (m_size > 0) {
-                        r.set("window_start", Value::integer(g.start));
-                        r.set("window_end", Value::integer(g.start + m_size));
-                        r.time = g.fireAt;
-                    }
-                    out.emit(0, std::move(r));
-                }
-                m_rows -= static_cast<std::int64_t>(g.rows.size());
-                if (m_last == &g)
-                    m_last = nullptr;
-                m_groups.erase(it);
-            }
+        m_due.clear();
+        while (!m_timers.empty() && m_timers.top().at <= w) {
+            const std::uint32_t gi = m_timers.top().payload;
+            m_timers.pop();
+            const Timestamp fireAt = m_groups.entry(gi).value.fireAt;
+            if (fireAt > w)
+                m_timers.push(fireAt, gi); // grew since: wait for its current completion time
+            else
+                m_due.push_back(gi);
         }
+        if (!m_due.empty())
+            fire(out);
         out.emitWatermark(w);
     }
 
     void reportMetrics(observe::NodeMetrics &m) const override
     {
-        m.stateEntries = m_rows;
+        m.stateEntries = m_rows; // memory and disk
         m.openWindows = static_cast<std::int64_t>(m_groups.size());
-        std::int64_t bytes = 0;
-        for (const auto &[k, g] : m_groups)
-            for (const auto &r : g.rows)
+        std::int64_t bytes = 0; // memory only
+        m_groups.forEach([&](std::uint32_t, const Groups::Entry &e) {
+            for (const auto &r : e.value.rows)
                 bytes += static_cast<std::int64_t>(r.byteSize());
+        });
         m.stateBytes = bytes;
+        m.stateSpilled = m_spill.policy().entriesSpilled();
     }
+
+    void configureState(state::StateBackendConfig cfg) override
+    {
+        m_spill.configure(std::move(cfg), m_nodeId);
+    }
+    state::SpillStats spillStats() const override { return m_spill.stats(m_groups.size()); }
 
     void snapshotState(StateWriter &w) const override
     {
+        // Groups in (completion time, key) order, as the firing order; the same bytes whether
+        // or not some rows are on disk (top_spill.hpp merges those in on the writer thread).
         w.i64(m_wm);
-        w.u64(m_order.size());
-        for (const auto &[fireAt, key] : m_order) {
-            const Group &g = m_groups.at(key);
-            w.str(key);
-            w.i64(g.fireAt);
-            w.i64(g.start);
-            w.u64(g.rows.size());
-            for (const auto &r : g.rows)
-                w.record(r);
-        }
+        w.u64(m_groups.size());
+        std::vector<std::uint32_t> order;
+        order.reserve(m_groups.size());
+        m_groups.forEach([&](std::uint32_t i, const Groups::Entry &) { order.push_back(i); });
+        sortByFiring(order);
+        m_spill.snapshot(w, m_groups, order);
     }
+
     void restoreState(StateReader &r) override
     {
         m_groups.clear();
-        m_order.clear();
-        m_last = nullptr;
+        m_timers.clear();
+        m_last = Groups::kNone;
         m_rows = 0;
+        m_spill.reset();
         m_wm = r.i64();
         std::uint64_t n = r.u64();
         for (std::uint64_t i = 0; i < n && !r.failed(); ++i) {
             std::string key = r.str();
+            auto [gi, inserted] = m_groups.tryEmplace(key, Group{});
             // A key saved twice is corruption: merging the two would restore a group that
             // was never saved (and list it twice in the firing order).
-            if (!r.failed() && m_groups.count(key) != 0)
+            if (!r.failed() && !inserted)
                 throw ConfigError("node `" + m_nodeId
                                   + "`: the checkpointed top state is corrupt (a group saved "
                                     "twice)");
-            Group &g = m_groups[key];
+            Group &g = m_groups.entry(gi).value;
             g.fireAt = r.i64();
             g.start = r.i64();
             std::uint64_t rows = r.u64();
             for (std::uint64_t j = 0; j < rows && !r.failed(); ++j) {
                 Record rec;
                 r.record(rec);
-                g.rows.push_back(std::move(rec));
+                m_spill.addRow(g, std::move(rec));
                 ++m_rows;
             }
             if (!g.rows.empty())
                 g.best = Num::of(g.rows.front().get(m_field));
-            m_order.insert({g.fireAt, key});
+            m_timers.push(g.fireAt, gi);
+            if (m_spill.tick())
+                m_spill.maybeSpill(m_groups); // a state larger than the budget spills as it loads
         }
+        m_spill.maybeSpill(m_groups);
     }
     std::string stateFingerprint() const override
     {
@@ -218,13 +219,38 @@ public:
     }
 
 private:
-    struct Group
+    void sortByFiring(std::vector<std::uint32_t> &order) const
     {
-        Timestamp fireAt = 0;
-        Timestamp start = 0;
-        Num best;
-        std::vector<Record> rows;
-    };
+        std::sort(order.begin(), order.end(), [this](std::uint32_t a, std::uint32_t b) {
+            const Groups::Entry &x = m_groups.entry(a);
+            const Groups::Entry &y = m_groups.entry(b);
+            return x.value.fireAt != y.value.fireAt ? x.value.fireAt < y.value.fireAt
+                                                    : x.key < y.key;
+        });
+    }
+
+    void fire(Output &out)
+    {
+        sortByFiring(m_due);
+        for (const std::uint32_t gi : m_due) {
+            Group &g = m_groups.entry(gi).value;
+            if (g.spilled)
+                m_spill.readBack(m_groups, gi);
+            for (auto &r : g.rows) {
+                if (m_size > 0) {
+                    r.set("window_start", Value::integer(g.start));
+                    r.set("window_end", Value::integer(g.start + m_size));
+                    r.time = g.fireAt;
+                }
+                out.emit(0, std::move(r));
+            }
+            m_rows -= static_cast<std::int64_t>(g.rows.size());
+            m_spill.clearRows(g);
+            if (m_last == gi)
+                m_last = Groups::kNone;
+            m_groups.erase(gi);
+        }
+    }
 
     std::string m_nodeId;
     std::string m_field;
@@ -234,10 +260,12 @@ private:
     int m_fieldHint = -1;
     Timestamp m_wm = kMinTime;
     std::string m_key, m_byBuf, m_lastKey;
-    Group *m_last = nullptr; ///< the group of the previous row (consecutive rows share it)
-    std::unordered_map<std::string, Group> m_groups;
-    std::set<std::pair<Timestamp, std::string>> m_order;
+    std::uint32_t m_last = Groups::kNone; ///< the group of the previous row (rows share it)
+    Groups m_groups{1024};
+    keys::ExpiryQueue<std::uint32_t> m_timers; ///< (completion time, group entry)
+    std::vector<std::uint32_t> m_due;
     std::int64_t m_rows = 0;
+    top::Spill m_spill;
 };
 
 } // namespace

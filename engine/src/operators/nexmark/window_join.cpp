@@ -8,20 +8,25 @@
 //                       then kept as a key set only).
 // Results carry event time end - 1. A record whose window already fired goes to `late`
 // ("window_closed"). Records with a null or missing key field never match.
+//
+// Windows are kept in a std::map by start: few are open at once, and a window is its own
+// timer (the first one fires first). Per window the buffered records and keys are in the
+// keyed-state toolkit's tables; settings.state "rocksdb" spills buffered records
+// (window_join_state.hpp).
 
 #include "operators/keys/key_encoder.hpp"
-#include "operators/keys/key_table.hpp"
+#include "operators/nexmark/window_join_state.hpp"
 #include "operators/operators.hpp"
 #include "operators/params.hpp"
-
-#include <map>
-#include <unordered_map>
 
 namespace tideline {
 
 namespace {
 
-class WindowJoinOperator final : public Operator
+using window_join::RightRecords;
+using window_join::Win;
+
+class WindowJoinOperator final : public Operator, public state::StatefulOperator
 {
 public:
     explicit WindowJoinOperator(const OperatorContext &ctx)
@@ -53,15 +58,22 @@ public:
             m_lastStart = start;
         }
         if (input == 0) {
+            m_spill.added(*w, m_spill.entryBytes(m_key, rec));
             w->left.push_back({m_key, std::move(rec)});
             ++m_entries;
         } else if (m_semi) {
-            if (w->rightKeys.tryEmplace(m_key, 0).second)
-                ++m_entries;
+            if (!w->rightKeys.tryEmplace(m_key, 0).second)
+                return;
+            m_spill.addedKey(*w, m_key.size());
+            ++m_entries;
         } else {
-            w->right[m_key].push_back(std::move(rec));
+            m_spill.added(*w, m_spill.entryBytes(m_key, rec));
+            w->right.entry(w->right.tryEmplace(m_key, {}).first).value.push_back(std::move(rec));
             ++m_entries;
         }
+        w->touched = true;
+        if (m_spill.tick())
+            m_spill.maybeSpill(m_windows);
     }
 
     void processWatermark(Timestamp wm, Output &out) override
@@ -82,37 +94,31 @@ public:
 
     void reportMetrics(observe::NodeMetrics &m) const override
     {
-        m.stateEntries = m_entries;
+        m.stateEntries = m_entries; // memory and disk
         m.openWindows = static_cast<std::int64_t>(m_windows.size());
+        m.stateBytes = static_cast<std::int64_t>(m_spill.bytes()); // memory only
+        m.stateSpilled = m_spill.policy().entriesSpilled();
     }
+
+    void configureState(state::StateBackendConfig cfg) override
+    {
+        m_spill.configure(std::move(cfg));
+    }
+    state::SpillStats spillStats() const override { return m_spill.stats(m_entries); }
 
     void snapshotState(StateWriter &w) const override
     {
         w.i64(m_wm);
         w.u64(m_windows.size());
-        for (const auto &[start, win] : m_windows) {
-            w.i64(start);
-            w.u64(win.left.size());
-            for (const auto &[k, r] : win.left) {
-                w.str(k);
-                w.record(r);
-            }
-            w.u64(win.rightKeys.size());
-            win.rightKeys.forEach([&](std::uint32_t, const auto &e) { w.str(e.key); });
-            w.u64(win.right.size());
-            for (const auto &[k, rs] : win.right) {
-                w.str(k);
-                w.u64(rs.size());
-                for (const auto &r : rs)
-                    w.record(r);
-            }
-        }
+        for (const auto &[start, win] : m_windows)
+            m_spill.writeWindow(w, start, win);
     }
     void restoreState(StateReader &r) override
     {
         m_windows.clear();
         m_last = nullptr;
         m_entries = 0;
+        m_spill.reset();
         m_wm = r.i64();
         std::uint64_t n = r.u64();
         for (std::uint64_t i = 0; i < n && !r.failed(); ++i) {
@@ -121,22 +127,28 @@ public:
                 std::string k = r.str();
                 Record rec;
                 r.record(rec);
+                m_spill.added(win, m_spill.entryBytes(k, rec));
                 win.left.push_back({std::move(k), std::move(rec)});
                 ++m_entries;
             }
             for (std::uint64_t j = r.u64(); j > 0 && !r.failed(); --j) {
-                win.rightKeys.tryEmplace(r.str(), 0);
+                const std::string k = r.str();
+                win.rightKeys.tryEmplace(k, 0);
+                m_spill.addedKey(win, k.size());
                 ++m_entries;
             }
             for (std::uint64_t j = r.u64(); j > 0 && !r.failed(); --j) {
-                auto &rs = win.right[r.str()];
+                const std::string k = r.str();
+                auto &rs = win.right.entry(win.right.tryEmplace(k, {}).first).value;
                 for (std::uint64_t q = r.u64(); q > 0 && !r.failed(); --q) {
                     Record rec;
                     r.record(rec);
+                    m_spill.added(win, m_spill.entryBytes(k, rec));
                     rs.push_back(std::move(rec));
                     ++m_entries;
                 }
             }
+            m_spill.maybeSpill(m_windows); // a state larger than the budget spills as it loads
         }
     }
     std::string stateFingerprint() const override
@@ -145,17 +157,9 @@ public:
     }
 
 private:
-    struct Win
-    {
-        std::vector<std::pair<std::string, Record>> left; ///< arrival order
-        /// left_semi: the right keys (open addressing, no node per key; q8 puts ~60,000
-        /// auctions in a 10 s window)
-        keys::KeyTable<char> rightKeys;
-        std::unordered_map<std::string, std::vector<Record>> right; ///< pairs
-    };
-
     void fire(Timestamp start, Win &win, Output &out)
     {
+        m_spill.readBack(start, win);
         Timestamp end = start + m_size;
         for (auto &[key, left] : win.left) {
             --m_entries;
@@ -168,10 +172,10 @@ private:
                 out.emit(0, std::move(left));
                 continue;
             }
-            auto it = win.right.find(key);
-            if (it == win.right.end())
+            const std::uint32_t it = win.right.find(key);
+            if (it == RightRecords::kNone)
                 continue;
-            for (const auto &right : it->second) {
+            for (const auto &right : win.right.entry(it).value) {
                 Record o;
                 o.reserve(left.size() + right.size() + 2, 256);
                 o.appendNested("left", left);
@@ -183,8 +187,10 @@ private:
             }
         }
         m_entries -= static_cast<std::int64_t>(win.rightKeys.size());
-        for (const auto &[k, rs] : win.right)
-            m_entries -= static_cast<std::int64_t>(rs.size());
+        win.right.forEach([&](std::uint32_t, const RightRecords::Entry &e) {
+            m_entries -= static_cast<std::int64_t>(e.value.size());
+        });
+        m_spill.fired(win);
     }
 
     std::int64_t m_size;
@@ -192,10 +198,11 @@ private:
     keys::KeyEncoder m_leftKey, m_rightKey;
     std::string m_key;
     Timestamp m_wm = kMinTime;
-    std::map<Timestamp, Win> m_windows;
+    window_join::Windows m_windows;
     Win *m_last = nullptr;
     Timestamp m_lastStart = 0;
-    std::int64_t m_entries = 0;
+    std::int64_t m_entries = 0; ///< buffered records and keys, memory and disk
+    window_join::Spill m_spill;
 };
 
 } // namespace

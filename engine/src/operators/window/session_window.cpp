@@ -3,13 +3,13 @@
 // late record that bridges two sessions (all three become one).
 //
 // State per key is a short list of sessions that never overlap or touch each other, in a slot
-// found through the toolkit's keys::KeyTable (encoded key -> slot index). Firing
-// order comes from a min-heap of timers (session, time to look at it again). A timer names a
-// session by (key slot, slot generation, start); a session's start only moves earlier when it
-// merges, and then a new timer is pushed, so stale timers are recognised and dropped when they
-// come up. When a timer comes up and its session is not due yet (it grew since), the timer is
-// pushed again for the session's current end: records that merely extend a session push
-// nothing, so the heap stays about one timer per live session.
+// found through the toolkit's keys::KeyTable (the entry number of a key is its slot number).
+// Firing order comes from the toolkit's timer queue, keys::ExpiryQueue (session, time to look
+// at it again). A timer names a session by (key slot, slot generation, start); a session's
+// start only moves earlier when it merges, and then a new timer is pushed, so stale timers are
+// recognised and dropped when they come up. When a timer comes up and its session is not due
+// yet (it grew since), the timer is pushed again for the session's current end: records that
+// merely extend a session push nothing, so the queue stays about one timer per live session.
 //
 // Lateness is decided after merging (Flink's reading): a record is too late only when the
 // merged window would already be past its allowed lateness, i.e. when it joins no live session
@@ -17,10 +17,10 @@
 // with allowed lateness) emits the merged window as an "update" - right away when the merged
 // window is still due, otherwise when the watermark reaches its new end.
 
+#include "operators/keys/expiry_queue.hpp"
 #include "operators/keys/key_table.hpp"
+#include "operators/window/session_state.hpp"
 #include "operators/window/window_base.hpp"
-
-#include <queue>
 
 #include <algorithm>
 #include <optional>
@@ -29,34 +29,6 @@
 namespace tideline::window {
 
 namespace {
-
-struct Session
-{
-    Timestamp start = 0;
-    Timestamp end = 0;
-    bool fired = false;   ///< the current extent was emitted (waits only for cleanup)
-    bool emitted = false; ///< some extent of it was emitted: the next emit is an update
-    std::vector<AggState> acc;
-};
-
-struct KeySlot
-{
-    std::string key;
-    std::vector<Session> sessions;
-    std::uint32_t gen = 0;
-    bool used = false;
-    bool spilled = false; ///< settings.state "rocksdb": the sessions are in the spill store
-    bool touched = false; ///< a record reached the key since the last eviction pass
-};
-
-struct Timer
-{
-    Timestamp at;
-    std::uint32_t slot;
-    std::uint32_t gen;
-    Timestamp start;
-    bool operator>(const Timer &o) const { return at > o.at; }
-};
 
 class SessionWindow final : public WindowOperatorBase
 {
@@ -71,9 +43,8 @@ public:
         const Timestamp t = rec.time;
         const Timestamp end = satAdd(t, m_cfg.gap);
         m_codec.encode(rec, m_keyBuf);
-        const std::uint32_t found = m_index.find(m_keyBuf);
-        const std::uint32_t foundSlot = found == Index::kNone ? 0 : m_index.entry(found).value;
-        KeySlot *slot = found == Index::kNone ? nullptr : &m_slots[foundSlot];
+        const std::uint32_t foundSlot = m_index.find(m_keyBuf);
+        KeySlot *slot = foundSlot == Index::kNone ? nullptr : &m_slots[foundSlot];
         if (slot != nullptr && m_state.store) {
             ensureLoaded(foundSlot);
             slot->touched = true;
@@ -160,7 +131,7 @@ public:
         m_due.clear();
         m_purge.clear();
         while (!m_timers.empty() && m_timers.top().at <= m_wm) {
-            const Timer tm = m_timers.top();
+            const SessionRef tm = m_timers.top().payload;
             m_timers.pop();
             Session *s = find(tm);
             if (s == nullptr)
@@ -192,7 +163,8 @@ public:
     {
         m.stateEntries = m_sessionCount;
         m.openWindows = m_sessionCount;
-        std::size_t bytes = m_slots.capacity() * sizeof(KeySlot) + m_timers.size() * sizeof(Timer)
+        std::size_t bytes = m_slots.capacity() * sizeof(KeySlot)
+                            + m_timers.size() * sizeof(Timers::Item)
                             + m_index.size() * (sizeof(std::string) + 32);
         for (const KeySlot &k : m_slots)
             if (k.used)
@@ -233,11 +205,7 @@ public:
             }
             batch.raw(b, putUvar(b, k.sessions.size()));
             for (const Session &s : k.sessions) {
-                std::size_t n = putUvar(b, zigzag(s.start));
-                n += putUvar(b + n, static_cast<std::uint64_t>(s.end)
-                                        - static_cast<std::uint64_t>(s.start));
-                b[n++] = static_cast<char>((s.fired ? 1 : 0) | (s.emitted ? 2 : 0));
-                batch.raw(b, n);
+                batch.raw(b, putSessionHead(b, s));
                 batch.accs(s.acc.data());
             }
         }
@@ -261,9 +229,8 @@ public:
     void restoreState(StateReader &r) override
     {
         m_slots.clear();
-        m_free.clear();
         m_index.clear();
-        m_timers = {};
+        m_timers.clear();
         m_sessionCount = 0;
         m_spilledSessions = 0;
         m_spill.reset();
@@ -275,8 +242,7 @@ public:
         const std::uint64_t keys = r.u64();
         std::string scratch;
         for (std::uint64_t k = 0; k < keys && !r.failed(); ++k) {
-            const std::string_view key = readKey(r, scratch);
-            readSessions(r, newSlot(key), v1, true);
+            readSessions(r, restoredSlot(readKey(r, scratch)), v1, true);
             if (m_spill.tick())
                 maybeEvict(); // a state larger than the budget goes to disk as it loads
         }
@@ -284,8 +250,7 @@ public:
         while (!v1 && !r.failed() && !r.atEnd()) {
             if (r.u8() == 0)
                 break;
-            const std::string_view key = readKey(r, scratch);
-            readSessions(r, newSlot(key), false, true);
+            readSessions(r, restoredSlot(readKey(r, scratch)), false, true);
             if (m_spill.tick())
                 maybeEvict();
         }
@@ -317,11 +282,7 @@ private:
         out.append(b, putUvar(b, k.sessions.size()));
         m_accScratch.resize(m_aggs.compactBound() + 1);
         for (const Session &s : k.sessions) {
-            std::size_t n = putUvar(b, zigzag(s.start));
-            n += putUvar(b + n,
-                         static_cast<std::uint64_t>(s.end) - static_cast<std::uint64_t>(s.start));
-            b[n++] = static_cast<char>((s.fired ? 1 : 0) | (s.emitted ? 2 : 0));
-            out.append(b, n);
+            out.append(b, putSessionHead(b, s));
             out.append(m_accScratch.data(), m_aggs.saveCompact(m_accScratch.data(), s.acc.data()));
         }
     }
@@ -419,30 +380,35 @@ private:
 
     std::uint32_t newSlot(std::string_view key)
     {
-        std::uint32_t index;
-        if (!m_free.empty()) {
-            index = m_free.back();
-            m_free.pop_back();
-        } else {
-            index = static_cast<std::uint32_t>(m_slots.size());
-            m_slots.emplace_back();
-        }
+        // The index reuses freed entries last-in first-out and never moves one, so its entry
+        // numbers serve as slot numbers (a freed slot keeps its generation and buffers).
+        const std::uint32_t index = m_index.tryEmplace(key, 0).first;
+        if (index >= m_slots.size())
+            m_slots.resize(index + 1);
         KeySlot &s = m_slots[index];
         s.key.assign(key);
         s.used = true;
         s.spilled = false;
         s.touched = true;
         s.sessions.clear();
-        m_index.tryEmplace(s.key, index);
         return index;
+    }
+
+    /// A key's slot on restore: a key saved twice is corruption (its sessions would be lost).
+    std::uint32_t restoredSlot(std::string_view key)
+    {
+        if (m_index.find(key) != Index::kNone)
+            throw ConfigError("node `" + m_nodeId
+                              + "`: the checkpointed window state is corrupt (a key saved twice)");
+        return newSlot(key);
     }
 
     void pushTimer(Timestamp at, std::uint32_t slot, Timestamp start)
     {
-        m_timers.push(Timer{at, slot, m_slots[slot].gen, start});
+        m_timers.push(at, SessionRef{slot, m_slots[slot].gen, start});
     }
 
-    Session *find(const Timer &tm)
+    Session *find(const SessionRef &tm)
     {
         KeySlot &k = m_slots[tm.slot];
         if (!k.used || k.gen != tm.gen)
@@ -469,11 +435,10 @@ private:
             }
         }
         if (k.sessions.empty()) {
-            m_index.erase(m_index.find(k.key));
+            m_index.erase(slotIndex);
             k.used = false;
             ++k.gen;
             k.key.clear();
-            m_free.push_back(slotIndex);
         }
     }
 
@@ -504,11 +469,11 @@ private:
         }
     }
 
-    std::vector<KeySlot> m_slots;
-    std::vector<std::uint32_t> m_free;
-    using Index = keys::KeyTable<std::uint32_t>; ///< encoded key -> index into m_slots
+    std::vector<KeySlot> m_slots;       ///< by entry number of m_index
+    using Index = keys::KeyTable<char>; ///< encoded key -> its entry number, the slot number
     Index m_index{1024};
-    std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> m_timers;
+    using Timers = keys::ExpiryQueue<SessionRef>;
+    Timers m_timers;
     std::int64_t m_sessionCount = 0;
     std::vector<std::uint32_t> m_merging;
     std::vector<Due> m_due;
