@@ -12,6 +12,7 @@ namespace tideline::recording {
 namespace {
 
 constexpr std::string_view kAbsent = "\\N";
+constexpr std::string_view kEnd = "\\E"; // value column of a source's end marker
 constexpr int kColumns = 9; // crc, at, source, partition, offset, timestamp, key, headers, value
 
 /// Length of the valid UTF-8 sequence starting at s[i], or 0.
@@ -212,7 +213,12 @@ void appendLine(std::string &out, const Entry &e, std::string_view sourceId)
         }
     }
     rest += '\t';
-    escape(rest, e.value);
+    if (e.end)
+        rest += kEnd;
+    else if (e.valueAbsent)
+        rest += kAbsent;
+    else
+        escape(rest, e.value);
     char crc[9];
     std::snprintf(crc, sizeof crc, "%08x", checkpoint::crc32c(rest));
     out.append(crc, 8);
@@ -270,7 +276,11 @@ std::string parseLine(std::string_view line, Entry &e, std::string &sourceId)
     e.headers.clear();
     if (cols[7] != kAbsent && !parseHeaders(cols[7], e.headers))
         return "has badly escaped headers (name\\=value pairs joined by \\;)";
-    if (!unescape(cols[8], e.value))
+    e.end = cols[8] == kEnd;
+    e.valueAbsent = cols[8] == kAbsent;
+    if (e.end || e.valueAbsent)
+        e.value.clear();
+    else if (!unescape(cols[8], e.value))
         return "has a badly escaped value";
     return {};
 }

@@ -7,6 +7,8 @@
 #include "connectors/kafka/kafka_errors.hpp"
 #include "operators/params.hpp"
 
+#include <tideline/engine/record_replay.hpp>
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -19,7 +21,7 @@ KafkaSource::KafkaSource(const OperatorContext &ctx)
     const NodeParams p(ctx);
     m_bootstrap = ctx.resolve(p.string("bootstrap_servers"));
     m_topic = ctx.resolve(p.string("topic"));
-    m_topicInterned = internPath(m_topic); // process-lifetime bytes for _kafka.topic
+    m_decoder.setTopic(m_topic);
     m_group = ctx.resolve(p.string("group_id"));
     std::string start = p.string("start");
     m_start = start == "latest"      ? Start::Latest
@@ -28,7 +30,6 @@ KafkaSource::KafkaSource(const OperatorContext &ctx)
     m_bounded = p.boolean("bounded");
     m_tasks = p.boolean("partition_tasks");
     m_properties = ctx.spec.params.value("properties", Json::object());
-    m_where.reserve(128);
     kafka::registerOffsetSource(this);
 }
 
@@ -89,6 +90,10 @@ void KafkaSource::open()
         throw ConfigError("params.topic: topic `" + m_topic + "` does not exist on " + m_bootstrap
                           + (topicErr ? " (" + kafka::describe(topicErr) + ")" : std::string()));
     m_partitionCount = parts;
+    if (m_ctx.capture) { // --record
+        m_capture = m_ctx.capture;
+        m_captureSource = m_capture->declare(m_node, parts);
+    }
 }
 
 // Bounded: the end offsets are known, so a partition not fetched yet is behind, not idle.

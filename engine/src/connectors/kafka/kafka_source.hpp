@@ -30,6 +30,7 @@
 // kafka_source_message.cpp (one consumed message: an error event or a record).
 
 #include "connectors/kafka/eos.hpp"
+#include "connectors/kafka/kafka_message.hpp"
 #include "operators/operators.hpp"
 
 #include <tideline/engine/record_json.hpp>
@@ -81,7 +82,7 @@ public:
     std::string stateFingerprint() const override { return "kafka/" + m_topic; }
     void notifyCheckpointComplete(std::int64_t) override;
 
-    // --- kafka::OffsetSource ---
+    // --- OffsetSource ---
     const std::string &bootstrap() const override { return m_bootstrap; }
     const std::string &topic() const override { return m_topic; }
     const std::string &groupId() const override { return m_group; }
@@ -123,11 +124,11 @@ private:
     /// One message: an error event, or a record to emit. Returns whether it emitted.
     bool handle(rd_kafka_message_t *m, Output &out);
     void finishPartition(std::int32_t p, PartState &st);
+    void capture(rd_kafka_message_t *m, const Message &msg);
 
     OperatorContext m_ctx; // a copy: the compile-time context does not outlive compile()
     std::string m_node;
     std::string m_bootstrap, m_topic, m_group;
-    StaticPath m_topicInterned{std::string_view()};
     Start m_start = Start::Earliest;
     bool m_bounded = false;
     bool m_tasks = true; ///< params.partition_tasks
@@ -154,9 +155,9 @@ private:
     std::string m_failure;
 
     std::vector<rd_kafka_message_t *> m_batch;
-    RecordParser m_parser;
-    std::string m_error;
-    std::string m_where;
+    MessageDecoder m_decoder;
+    recording::Capture *m_capture = nullptr; ///< --record
+    int m_captureSource = -1;
 };
 
 } // namespace tideline::kafka

@@ -4,6 +4,9 @@
 #include "connectors/kafka/kafka_errors.hpp"
 #include "connectors/kafka/kafka_source.hpp"
 
+#include <tideline/engine/record_replay.hpp>
+
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -48,54 +51,18 @@ bool KafkaSource::handle(rd_kafka_message_t *m, Output &out)
     if (m_bounded && st.next >= st.end)
         finishPartition(m->partition, st);
 
-    std::string_view payload = m->payload
-                                   ? std::string_view(static_cast<const char *>(m->payload), m->len)
-                                   : std::string_view();
-    Record rec;
-    auto where = [&]() -> const std::string & {
-        m_where.clear();
-        m_where += m_topic;
-        m_where += '/';
-        m_where += std::to_string(m->partition);
-        m_where += '/';
-        m_where += std::to_string(m->offset);
-        return m_where;
-    };
-    if (!m->payload || !m_parser.parse(payload, rec, m_error)) {
-        if (!m->payload)
-            m_error = "message has no value (tombstone)";
-        out.emitError("malformed JSON: " + m_error, Record(), kMinTime, payload, where());
-        return true;
-    }
-    if (rec.has("_kafka")) [[unlikely]] {
-        // `_kafka` is the message's metadata: a payload must neither replace it (what
-        // expressions and keys would see) nor sit next to it (duplicate keys on output).
-        // The record is not rewritten: it goes to `errors` as it came.
-        out.emitError("payload has a top-level `_kafka` field, which is reserved for the "
-                      "message's metadata (rename it upstream)",
-                      std::move(rec), kMinTime, payload, where());
-        return true;
-    }
-    // Field names are literals and the topic an interned copy: the record points at them
-    // instead of copying ~80 bytes into its arena per message.
-    static constexpr StaticPath kTopic{"_kafka.topic"}, kPartition{"_kafka.partition"},
-        kOffset{"_kafka.offset"}, kKey{"_kafka.key"}, kTimestamp{"_kafka.timestamp"};
-    rec.append(kTopic, Value::staticString(m_topicInterned.s));
-    rec.append(kPartition, Value::integer(m->partition));
-    rec.append(kOffset, Value::integer(m->offset));
+    Message msg;
+    msg.partition = m->partition;
+    msg.offset = m->offset;
     if (m->key)
-        rec.append(kKey,
-                   Value::string(std::string_view(static_cast<const char *>(m->key), m->key_len)));
-    else
-        rec.append(kKey, Value::null());
+        msg.key = std::string_view(static_cast<const char *>(m->key), m->key_len);
     rd_kafka_timestamp_type_t tsType;
-    std::int64_t ts = rd_kafka_message_timestamp(m, &tsType);
-    if (ts >= 0)
-        rec.append(kTimestamp, Value::integer(ts));
-    else
-        rec.append(kTimestamp, Value::null());
-    rec.partition = static_cast<std::uint32_t>(m->partition);
-    out.emit(0, std::move(rec));
+    msg.timestamp = std::max<std::int64_t>(-1, rd_kafka_message_timestamp(m, &tsType));
+    msg.payload = static_cast<const char *>(m->payload);
+    msg.length = m->len;
+    if (m_capture) [[unlikely]]
+        capture(m, msg);
+    m_decoder.emit(msg, out);
     return true;
 }
 
@@ -106,6 +73,38 @@ void KafkaSource::finishPartition(std::int32_t p, PartState &st)
     TopparList l(1);
     rd_kafka_topic_partition_list_add(l.list, m_topic.c_str(), p);
     rd_kafka_pause_partitions(m_rk, l.list);
+}
+
+} // namespace tideline::kafka
+
+namespace tideline::kafka {
+
+/// --record: the message as it came (before parsing), with its headers.
+void KafkaSource::capture(rd_kafka_message_t *m, const Message &msg)
+{
+    recording::Entry e;
+    e.partition = msg.partition;
+    e.offset = msg.offset;
+    if (msg.timestamp >= 0)
+        e.timestamp = msg.timestamp;
+    if (msg.key)
+        e.key = std::string(*msg.key);
+    rd_kafka_headers_t *headers = nullptr;
+    if (rd_kafka_message_headers(m, &headers) == RD_KAFKA_RESP_ERR_NO_ERROR && headers) {
+        const char *name = nullptr;
+        const void *value = nullptr;
+        size_t size = 0;
+        for (size_t i = 0; rd_kafka_header_get_all(headers, i, &name, &value, &size)
+                           == RD_KAFKA_RESP_ERR_NO_ERROR;
+             ++i)
+            e.headers.emplace_back(name, value ? std::string(static_cast<const char *>(value), size)
+                                               : std::string());
+    }
+    if (msg.payload)
+        e.value.assign(msg.payload, msg.length);
+    else
+        e.valueAbsent = true;
+    m_capture->add(m_captureSource, e);
 }
 
 } // namespace tideline::kafka
