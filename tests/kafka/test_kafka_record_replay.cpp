@@ -132,6 +132,51 @@ private slots:
             QCOMPARE(slurp(dir + "/out/bad.jsonl"), liveBad);
         }
     }
+
+    // An unbounded read (a consumer group, partition tasks) stopped by --record-max-records:
+    // the replay assigns the recorded partitions to its tasks, stops where the recording
+    // ends, and gives the same outputs twice.
+    void unboundedGroupReadReplaysTwiceAlike()
+    {
+        QTemporaryDir tmp;
+        const std::string dir = tmp.path().toStdString();
+        MockCluster mock;
+        QString err = mock.start(1, {"rr:3"});
+        QVERIFY2(err.isEmpty(), qPrintable(err));
+        for (int p = 0; p < 2; ++p) {
+            QByteArray b;
+            for (int i = 0; i < 200; ++i)
+                b += "k" + QByteArray::number(p) + "\t{\"k\":" + QByteArray::number(p)
+                     + ",\"t\":" + QByteArray::number(1000 + i * (p + 3)) + "}\n";
+            QVERIFY2(kcatProduce(mock.bootstrap, "rr", b, p, true, &err), qPrintable(err));
+        }
+        std::string pipeline = kPipeline;
+        pipeline.replace(pipeline.find("BOOTSTRAP"), 9, mock.bootstrap.toStdString());
+        pipeline.replace(pipeline.find("\"bounded\":true"), 14, "\"bounded\":false");
+        std::ofstream(dir + "/p.json") << pipeline;
+        const QString p = QString::fromStdString(dir + "/p.json");
+        const QString rec = QString::fromStdString(dir + "/rec");
+        QVERIFY2(runner({"--record", rec, "--record-max-records", "400", p}, err) == 0,
+                 qPrintable(err));
+        mock.stop();
+        std::string error;
+        auto reader = tideline::recording::Reader::open(rec.toStdString(), error);
+        QVERIFY2(reader, error.c_str());
+        QCOMPARE(reader->info().manifest.records, std::int64_t(400));
+        QCOMPARE(reader->info().manifest.stoppedBy, std::string("max records"));
+        std::string first;
+        for (int run = 0; run < 2; ++run) {
+            QDir(QString::fromStdString(dir + "/out")).removeRecursively();
+            QVERIFY2(runner({"--replay", rec, p}, err) == 0, qPrintable(err));
+            QVERIFY2(err.contains("stopping the replay"), qPrintable(err));
+            const std::string out = slurp(dir + "/out/w.jsonl") + slurp(dir + "/out/late.jsonl");
+            if (run == 0)
+                first = out;
+            else
+                QCOMPARE(out, first);
+        }
+        QVERIFY(!first.empty());
+    }
 };
 
 QTEST_GUILESS_MAIN(KafkaRecordReplayTest)

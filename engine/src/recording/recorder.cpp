@@ -100,14 +100,13 @@ void Recorder::add(int source, Entry &e)
 
 void Recorder::endOf(const std::string &nodeId)
 {
-    Entry e;
-    e.end = true;
-    const int source = declare(nodeId, 0);
-    if (source < 0)
-        return;
-    if (m_manifest.sources[static_cast<std::size_t>(source)].partitions < 1)
-        m_manifest.sources[static_cast<std::size_t>(source)].partitions = 1;
-    add(source, e);
+    for (std::size_t i = 0; i < m_manifest.sources.size(); ++i)
+        if (m_manifest.sources[i].id == nodeId) {
+            Entry e;
+            e.end = true;
+            add(static_cast<int>(i), e);
+            return;
+        }
 }
 
 std::string Recorder::begin()
