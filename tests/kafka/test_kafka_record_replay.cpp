@@ -156,13 +156,13 @@ private slots:
         std::ofstream(dir + "/p.json") << pipeline;
         const QString p = QString::fromStdString(dir + "/p.json");
         const QString rec = QString::fromStdString(dir + "/rec");
-        QVERIFY2(runner({"--record", rec, "--record-max-records", "400", p}, err) == 0,
+        QVERIFY2(runner({"--record", rec, "--record-max-records", "300", p}, err) == 0,
                  qPrintable(err));
         mock.stop();
         std::string error;
         auto reader = tideline::recording::Reader::open(rec.toStdString(), error);
         QVERIFY2(reader, error.c_str());
-        QCOMPARE(reader->info().manifest.records, std::int64_t(400));
+        QCOMPARE(reader->info().manifest.records, std::int64_t(300));
         QCOMPARE(reader->info().manifest.stoppedBy, std::string("max records"));
         std::string first;
         for (int run = 0; run < 2; ++run) {

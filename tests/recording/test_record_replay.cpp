@@ -203,7 +203,9 @@ private slots:
         QCOMPARE(runner({"--record", rec, QString::fromStdString(d.file("p.json"))}).code, 0);
         std::string text = readFile(d.file("rec/records.tsv"));
         const std::size_t third = text.find('\n', text.find('\n', text.find('\n') + 1) + 1) + 1;
-        text[third + 20] = text[third + 20] == 'x' ? 'y' : 'x'; // an edit inside line 4
+        const std::size_t fourthEnd = text.find('\n', third);
+        // An edit inside line 4's value (the raw line: never a tab), so only the CRC tells.
+        text[fourthEnd - 2] = text[fourthEnd - 2] == 'x' ? 'y' : 'x';
         writeFile(d.file("rec/records.tsv"), text);
         Run r = runner({"--replay", rec, QString::fromStdString(d.file("p.json"))});
         QCOMPARE(r.code, 1);

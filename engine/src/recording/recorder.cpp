@@ -91,6 +91,12 @@ void Recorder::add(int source, Entry &e)
         stopped();
         return;
     }
+    // Stop as soon as the limit is reached, not at the record after it (which may never come).
+    if (m_limits.maxRecords > 0 && m_writer->manifest().records >= m_limits.maxRecords) {
+        m_reason = "max records";
+        stopped();
+        return;
+    }
     if (++m_sinceCheck >= kCheckClockEvery) {
         m_sinceCheck = 0;
         if (e.atMs + m_manifest.startedAtMs - m_lastCheckpointMs >= kCheckpointEveryMs)
@@ -142,7 +148,7 @@ std::string Recorder::finish(const std::string &stoppedBy)
 {
     if (!m_writer)
         return m_error;
-    std::string e = m_writer->finish(stoppedBy);
+    std::string e = m_writer->finish(m_reason.empty() ? stoppedBy : m_reason);
     return e.empty() ? std::string() : "--record: " + e;
 }
 
@@ -158,7 +164,9 @@ void Recorder::stopped()
 const std::string &Recorder::stoppedBy() const
 {
     static const std::string none;
-    return m_writer ? m_writer->stoppedBy() : none;
+    if (m_writer && !m_writer->stoppedBy().empty())
+        return m_writer->stoppedBy();
+    return m_reason.empty() ? none : m_reason;
 }
 
 Manifest Recorder::manifest() const

@@ -137,6 +137,7 @@ private:
     std::int64_t m_lastCheckpointMs = 0;
     std::int64_t m_sinceCheck = 0;
     bool m_stopped = false;
+    std::string m_reason; ///< why the Recorder itself stopped capture ("max records")
     std::string m_error;
 };
 
