@@ -424,6 +424,8 @@ int runCommand(const std::string &command, const Options &opts)
         return nexmarkFile(opts);
     if (command == "postgres")
         return postgresBench(opts);
+    if (command == "replay")
+        return replayBench(opts);
     return 2;
 }
 

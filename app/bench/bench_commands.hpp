@@ -27,6 +27,8 @@ struct Options
 std::string parseOptions(int argc, char **argv, int first, Options &out);
 /// postgres: generator -> sink.postgres, at_least_once against exactly_once (postgres_bench.cpp).
 int postgresBench(const Options &opts);
+/// replay: source.file against --replay of a recording of the same lines (replay_bench.cpp).
+int replayBench(const Options &opts);
 /// Runs a subcommand; 0 ok, 1 failed, 2 unknown command.
 int runCommand(const std::string &command, const Options &opts);
 

@@ -46,6 +46,10 @@ Commands (every pipeline ends in sink.discard; inputs are bounded):
                      ${env:NAME}), once at_least_once and once exactly_once (checkpoints every
                      --checkpoint-ms M, 1000), each into a fresh table; prints rows/s of each
                      and what exactly_once costs against at_least_once
+  replay             writes --lines N (1000000) generator events as JSONL and records a run of
+                     source.file over them (--record, not timed), then runs source.file ->
+                     watermark -> tumbling count -> discard on the file and on the recording
+                     (--replay, flat out); prints both and replay's events/s against the file's
 
 Common options:
   --repeat R         run R times and print every run (default 1)

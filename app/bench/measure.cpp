@@ -41,7 +41,8 @@ void discardSinks(PipelineSpec &spec)
 
 Measurement runPipeline(const PipelineSpec &spec,
                         const std::string &baseDir,
-                        const std::vector<std::string> &stateNodes)
+                        const std::vector<std::string> &stateNodes,
+                        const JobOptions &base)
 {
     Measurement m;
     for (const auto &d : validate(spec)) {
@@ -51,7 +52,7 @@ Measurement runPipeline(const PipelineSpec &spec,
     }
     if (!m.failure.empty())
         return m;
-    JobOptions opts;
+    JobOptions opts = base;
     opts.baseDir = baseDir;
     opts.metricsIntervalMs = 1 << 30; // no callbacks during the run
     std::string error;

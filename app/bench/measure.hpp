@@ -3,6 +3,7 @@
 // wall time of the run loop, CPU seconds of the whole process (getrusage user + sys, so the
 // in-process generator is included), peak RSS, and what reached the sink.discard nodes.
 
+#include <tideline/engine/job.hpp>
 #include <tideline/engine/spec.hpp>
 
 #include <cstdint>
@@ -53,9 +54,12 @@ struct Measurement
 /// named in `stateNodes`, state_entries/state_bytes are sampled every kStateSampleRecords
 /// source records (Job::runFor in chunks, then a metrics snapshot; the sampling is inside the
 /// timed run) and their maxima and final values are reported.
+/// `base`: options to start from (a replay's feed and clock); baseDir and the metrics interval
+/// are set here.
 Measurement runPipeline(const PipelineSpec &spec,
                         const std::string &baseDir,
-                        const std::vector<std::string> &stateNodes = {});
+                        const std::vector<std::string> &stateNodes = {},
+                        const JobOptions &base = {});
 
 /// Replaces every sink node by a sink.discard with the same id (keeps edges valid).
 void discardSinks(PipelineSpec &spec);

@@ -3,6 +3,7 @@
 #include "metrics_server.hpp"
 
 #include <charconv>
+#include <cstdlib>
 #include <string_view>
 
 namespace tideline::runner {
@@ -42,6 +43,19 @@ Options:
                           checkpoints are not touched
   --update-expected       with --expect DIR (default: expected/ beside the pipeline),
                           write those files from this run instead of comparing
+  --record DIR            record every source's input as it arrives (a file's lines, a
+                          Kafka message with partition, offset, key, timestamp and
+                          headers, generated records), in arrival order with its
+                          processing times, into the new folder DIR (a recording)
+  --record-max-records N  stop the run when the recording holds N records
+  --record-max-bytes N    ... when records.tsv would grow beyond N bytes
+  --record-max-duration MS  ... when MS of processing time are recorded
+  --replay DIR            run the pipeline on the recording in DIR instead of its sources
+                          (no Kafka needed), on a virtual clock: the same outputs every
+                          time, idleness and other processing-time behaviour included;
+                          checkpoints are off for a replay
+  --replay-speed N|max    pace of a replay: max (flat out, the default), 1 (as recorded)
+                          or N times as fast
   --metrics-listen ADDR   serve Prometheus metrics (GET /metrics) and GET /health on ADDR:
                           PORT or 127.0.0.1:PORT bind loopback only; another address
                           (0.0.0.0:PORT, [::]:PORT, a LAN address) only when written out
@@ -114,6 +128,34 @@ std::string parseCli(int argc, char **argv, CliOptions &out)
                 return "--expect needs a folder of expected outputs";
         } else if (a == "--update-expected") {
             out.updateExpected = true;
+        } else if (a == "--record") {
+            if (!value(out.recordDir))
+                return "--record needs a folder";
+        } else if (a == "--record-max-records" || a == "--record-max-bytes"
+                   || a == "--record-max-duration") {
+            std::int64_t &dst = a == "--record-max-records" ? out.recordMaxRecords
+                                : a == "--record-max-bytes" ? out.recordMaxBytes
+                                                            : out.recordMaxDurationMs;
+            if (!value(tmp))
+                return std::string(a) + " needs a number";
+            auto r = std::from_chars(tmp.data(), tmp.data() + tmp.size(), dst);
+            if (r.ec != std::errc() || r.ptr != tmp.data() + tmp.size() || dst <= 0)
+                return std::string(a) + " must be a positive whole number";
+        } else if (a == "--replay") {
+            if (!value(out.replayDir))
+                return "--replay needs a recording folder";
+        } else if (a == "--replay-speed") {
+            if (!value(tmp))
+                return "--replay-speed needs max or a factor";
+            if (tmp == "max") {
+                out.replaySpeed = 0;
+            } else {
+                char *end = nullptr;
+                out.replaySpeed = std::strtod(tmp.c_str(), &end);
+                if (end != tmp.c_str() + tmp.size() || !(out.replaySpeed > 0)
+                    || out.replaySpeed > 1e6)
+                    return "--replay-speed must be max or a factor above 0 (1 = as recorded)";
+            }
         } else if (a == "--metrics-listen") {
             if (!value(out.metricsListen))
                 return "--metrics-listen needs PORT or HOST:PORT";
@@ -144,6 +186,17 @@ std::string parseCli(int argc, char **argv, CliOptions &out)
             || !out.checkpointDir.empty() || out.member != "default"))
         return "--expect runs the pipeline from the beginning in a temporary folder: it cannot be "
                "combined with --validate, --restore, --savepoint, --checkpoint-dir or --member";
+    if (!out.recordDir.empty() && !out.replayDir.empty())
+        return "--record and --replay cannot be combined (a recording is of live input)";
+    if (out.recordDir.empty()
+        && (out.recordMaxRecords || out.recordMaxBytes || out.recordMaxDurationMs))
+        return "--record-max-* limit a recording: give --record DIR too";
+    if (!out.replayDir.empty()
+        && (!out.restoreFrom.empty() || !out.savepointDir.empty() || !out.checkpointDir.empty()
+            || out.member != "default" || !out.resetState.empty()))
+        return "--replay runs the pipeline from the start on the recording, without "
+               "checkpoints: it cannot be combined with --restore, --savepoint, "
+               "--checkpoint-dir, --member or --reset-state";
     return {};
 }
 

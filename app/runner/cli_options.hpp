@@ -28,6 +28,10 @@ struct CliOptions
     std::string logFormat = "text";
     std::string expectDir;       ///< compare each sink's output with DIR/<sink>.jsonl|.csv
     bool updateExpected = false; ///< write those files from this run instead
+    std::string recordDir;       ///< --record: capture every source's input into DIR
+    std::int64_t recordMaxRecords = 0, recordMaxBytes = 0, recordMaxDurationMs = 0;
+    std::string replayDir;  ///< --replay: run on the recording in DIR instead of the sources
+    double replaySpeed = 0; ///< 0 = flat out, 1 = as recorded, N = N times faster
 };
 
 /// Parses argv. Returns "" or a usage error.

@@ -3,6 +3,7 @@
 #include "cli_options.hpp"
 #include "log.hpp"
 #include "metrics_server.hpp"
+#include "record_replay.hpp"
 
 #include <tideline/engine/catalog_markdown.hpp>
 #include <tideline/engine/client_log.hpp>
@@ -158,18 +159,30 @@ int main(int argc, char **argv)
         bool warn = line.rfind("warning", 0) == 0;
         runner::log::write(warn ? runner::log::Level::Warning : runner::log::Level::Info, line);
     };
-    if (metricsOut.is_open())
-        jo.onMetrics = [&metricsOut](const observe::MetricsSnapshot &s) {
-            for (const auto &n : s.nodes)
-                metricsOut << nodeMetricsLine(n, s.takenAtMs) << "\n";
-            metricsOut << runMetricsLine(s) << "\n";
-            metricsOut.flush();
-        };
+    // --record / --replay (record_replay.cpp): the recorder flushes each metrics interval.
+    runner::RecordReplay recordReplay;
+    if (std::string e = recordReplay.prepare(opt, *loaded.spec, jo); !e.empty()) {
+        runner::log::error(e, {{"file", opt.pipeline}});
+        return 1;
+    }
+    jo.onMetrics = [&metricsOut, &recordReplay](const observe::MetricsSnapshot &s) {
+        recordReplay.checkpoint();
+        if (!metricsOut.is_open())
+            return;
+        for (const auto &n : s.nodes)
+            metricsOut << nodeMetricsLine(n, s.takenAtMs) << "\n";
+        metricsOut << runMetricsLine(s) << "\n";
+        metricsOut.flush();
+    };
 
     std::string error;
     auto job = Job::create(*loaded.spec, jo, error);
     if (!job) {
         runner::log::error(error);
+        return 1;
+    }
+    if (std::string e = recordReplay.start(*job); !e.empty()) {
+        runner::log::error(e);
         return 1;
     }
     // Declared after the job so it stops (and joins) before the job goes away.
@@ -194,6 +207,10 @@ int main(int argc, char **argv)
 
     Job::Status status = job->run();
     g_job.store(nullptr);
+    if (std::string e = recordReplay.finish(status); !e.empty()) {
+        runner::log::error(e);
+        return 1;
+    }
     if (status == Job::Status::Failed) {
         runner::log::error(job->failure());
         return 1;

@@ -4,7 +4,8 @@
 //   the key, header names and values and the value (tabs, newlines, backslashes, NUL, invalid
 //   UTF-8), and the line it writes is one line (no raw '\n' or '\t' beyond the 8 separators);
 // - a line body given a correct CRC either fails cleanly or parses to an entry that writes and
-//   parses back to itself (so the reader never misreads its own format).
+//   parses back to itself (so the reader never misreads its own format);
+// - an absent value (`\N`) and an end marker (`\E`) round-trip as such, never as bytes.
 
 #include "checkpoint/checksum.hpp"
 #include "fuzz_common.hpp"
@@ -22,7 +23,7 @@ bool sameEntry(const Entry &a, const Entry &b)
 {
     return a.atMs == b.atMs && a.partition == b.partition && a.offset == b.offset
            && a.timestamp == b.timestamp && a.key == b.key && a.headers == b.headers
-           && a.value == b.value;
+           && a.value == b.value && a.valueAbsent == b.valueAbsent && a.end == b.end;
 }
 
 /// Cuts the input into parts at 0xFF 0x00 pairs (rare in text, easy for the fuzzer to make).
@@ -88,6 +89,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         built.partition = static_cast<std::int32_t>(size % 1024);
         built.offset = -static_cast<std::int64_t>(size) * 1000003;
         built.timestamp = static_cast<std::int64_t>(size) << 40;
+    }
+    // An absent value (a Kafka tombstone) and an end marker are not any value's bytes.
+    if (size % 5 == 1 || size % 7 == 2) {
+        built.value.clear();
+        (size % 5 == 1 ? built.valueAbsent : built.end) = true;
     }
     std::string sourceId = p.size() > 1 && !p.back().empty() ? std::string(p.back()) : "src";
     roundTrip(built, sourceId);

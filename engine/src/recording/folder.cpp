@@ -35,6 +35,7 @@ Json toJson(const Manifest &m)
     j["complete"] = m.complete;
     j["stopped_by"] = m.stoppedBy;
     j["records"] = m.records;
+    j["ends"] = m.ends;
     j["bytes"] = m.bytes;
     j["duration_ms"] = m.durationMs;
     j["sources"] = Json::array();
@@ -55,6 +56,7 @@ Json toJson(const Manifest &m)
         m.complete = j.at("complete").get<bool>();
         m.stoppedBy = j.at("stopped_by").get<std::string>();
         m.records = j.at("records").get<std::int64_t>();
+        m.ends = j.value("ends", std::int64_t{0}); // absent in recordings before end markers
         m.bytes = j.at("bytes").get<std::int64_t>();
         m.durationMs = j.at("duration_ms").get<std::int64_t>();
         m.sources.clear();
@@ -120,6 +122,17 @@ bool Writer::add(const Entry &e)
 {
     if (!m_stoppedBy.empty() || m_finished)
         return false;
+    if (e.end) {
+        // Not a record: no limit applies (a recording cut by one has no end markers after it).
+        if (e.source < 0 || static_cast<std::size_t>(e.source) >= m_manifest.sources.size())
+            return false;
+        const std::size_t before = m_buffer.size();
+        appendLine(m_buffer, e, m_manifest.sources[static_cast<std::size_t>(e.source)].id);
+        m_manifest.bytes += static_cast<std::int64_t>(m_buffer.size() - before);
+        ++m_manifest.ends;
+        ++m_pendingEnds;
+        return true;
+    }
     if (m_limits.maxRecords > 0 && m_manifest.records >= m_limits.maxRecords) {
         m_stoppedBy = "max records";
         return false;
@@ -172,6 +185,8 @@ bool Writer::flush()
                 m_manifest.sources[i].records -= m_pending[i];
                 m_manifest.records -= m_pending[i];
             }
+            m_manifest.ends -= m_pendingEnds;
+            m_pendingEnds = 0;
             m_manifest.bytes = m_durable;
             m_manifest.durationMs = m_durableDurationMs;
             m_buffer.clear();
@@ -186,6 +201,7 @@ bool Writer::flush()
     m_durableDurationMs = m_manifest.durationMs;
     m_buffer.clear();
     std::fill(m_pending.begin(), m_pending.end(), 0);
+    m_pendingEnds = 0;
     return true;
 }
 
@@ -314,14 +330,15 @@ bool Reader::next(Entry &e)
             if (!m_eof && fill())
                 continue;
             const bool torn = m_pos < m_buffer.size();
-            if (m.complete && (torn || m_read != m.records)) {
+            if (m.complete && (torn || m_read != m.records + m.ends)) {
                 m_error
                     = m_path
                       + (torn ? " line " + std::to_string(m_line + 1) + ": cut off (no end of line)"
                               : "")
                       + (torn ? "; " : ": ") + "the manifest says the recording is complete with "
-                      + std::to_string(m.records) + " records but " + std::to_string(m_read)
-                      + " whole lines are there (truncated?)";
+                      + std::to_string(m.records) + " records"
+                      + (m.ends ? " and " + std::to_string(m.ends) + " end markers" : "") + " but "
+                      + std::to_string(m_read) + " whole lines are there (truncated?)";
                 return false;
             }
             if (torn)

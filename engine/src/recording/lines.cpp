@@ -12,6 +12,7 @@ namespace tideline::recording {
 namespace {
 
 constexpr std::string_view kAbsent = "\\N";
+constexpr std::string_view kEnd = "\\E"; // value column of a source's end marker
 constexpr int kColumns = 9; // crc, at, source, partition, offset, timestamp, key, headers, value
 
 /// Length of the valid UTF-8 sequence starting at s[i], or 0.
@@ -78,12 +79,18 @@ int hexDigit(char c)
 [[nodiscard]] bool unescape(std::string_view s, std::string &out)
 {
     out.clear();
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        if (s[i] != '\\') {
-            out += s[i];
-            continue;
+    // Runs without a backslash (nearly every value) are copied whole: a replay reads every
+    // recorded byte through here, and must keep up with source.file reading the same lines.
+    std::size_t i = 0;
+    while (i < s.size()) {
+        const std::size_t bs = s.find('\\', i);
+        if (bs == std::string_view::npos) {
+            out.append(s.substr(i));
+            return true;
         }
-        if (++i >= s.size())
+        out.append(s.substr(i, bs - i));
+        i = bs + 1;
+        if (i >= s.size())
             return false;
         switch (s[i]) {
         case '\\':
@@ -111,6 +118,7 @@ int hexDigit(char c)
         default:
             return false;
         }
+        ++i;
     }
     return true;
 }
@@ -212,7 +220,12 @@ void appendLine(std::string &out, const Entry &e, std::string_view sourceId)
         }
     }
     rest += '\t';
-    escape(rest, e.value);
+    if (e.end)
+        rest += kEnd;
+    else if (e.valueAbsent)
+        rest += kAbsent;
+    else
+        escape(rest, e.value);
     char crc[9];
     std::snprintf(crc, sizeof crc, "%08x", checkpoint::crc32c(rest));
     out.append(crc, 8);
@@ -224,16 +237,19 @@ void appendLine(std::string &out, const Entry &e, std::string_view sourceId)
 std::string parseLine(std::string_view line, Entry &e, std::string &sourceId)
 {
     std::string_view cols[kColumns];
-    std::size_t start = 0;
-    for (int c = 0; c < kColumns; ++c) {
-        std::size_t tab = c + 1 < kColumns ? line.find('\t', start) : std::string_view::npos;
-        if (c + 1 < kColumns && tab == std::string_view::npos)
+    // The first eight columns are short: one byte loop finds their tabs (a memchr call per
+    // column costs more than the scan; a replay parses every line).
+    std::size_t start = 0, i = 0;
+    for (int c = 0; c + 1 < kColumns; ++c) {
+        while (i < line.size() && line[i] != '\t')
+            ++i;
+        if (i == line.size())
             return "has " + std::to_string(c + 1) + " of its " + std::to_string(kColumns)
                    + " tab-separated columns";
-        cols[c]
-            = line.substr(start, tab == std::string_view::npos ? line.size() - start : tab - start);
-        start = tab + 1;
+        cols[c] = line.substr(start, i - start);
+        start = ++i;
     }
+    cols[kColumns - 1] = line.substr(start);
     if (cols[kColumns - 1].find('\t') != std::string_view::npos)
         return "has more than " + std::to_string(kColumns) + " columns";
     std::uint32_t want = 0;
@@ -270,7 +286,11 @@ std::string parseLine(std::string_view line, Entry &e, std::string &sourceId)
     e.headers.clear();
     if (cols[7] != kAbsent && !parseHeaders(cols[7], e.headers))
         return "has badly escaped headers (name\\=value pairs joined by \\;)";
-    if (!unescape(cols[8], e.value))
+    e.end = cols[8] == kEnd;
+    e.valueAbsent = cols[8] == kAbsent;
+    if (e.end || e.valueAbsent)
+        e.value.clear();
+    else if (!unescape(cols[8], e.value))
         return "has a badly escaped value";
     return {};
 }

@@ -7,6 +7,8 @@
 #include "runtime/recoverable.hpp"
 #include "runtime/runtime.hpp"
 
+#include <tideline/engine/record_replay.hpp>
+
 #include <algorithm>
 
 namespace tideline {
@@ -63,6 +65,8 @@ Job::Status Runtime::runFor(std::int64_t maxRecords)
                         produced = true;
                     else if (r == SourceOperator::Poll::Finished) {
                         node.sourceFinished = true;
+                        if (m_options.capture) // --record: where this source's input ended
+                            m_options.capture->endOf(node.spec->id);
                         produced = true;
                         emitWatermark(v, kMaxTime);
                     }

@@ -5,6 +5,7 @@
 
 #include "checkpoint/store.hpp"
 #include "operators/operators.hpp"
+#include "recording/replay_sources.hpp"
 #include "runtime/runtime.hpp"
 
 #include <algorithm>
@@ -30,12 +31,16 @@ Status Runtime::makeOperator(int v)
                         *m_clock,   std::max(parts, 1), m_options.console};
     ctx.upstreamSource = upstream;
     ctx.checkpointing = checkpoint::resolveSettings(m_spec, m_options).enabled;
+    ctx.capture = m_options.capture;
+    ctx.feed = m_options.feed;
     const KindImpl *impl = findKindImpl(node.spec->kind);
     if (!impl)
         return Status::error("node `" + node.spec->id + "`: kind `" + node.spec->kind
                              + "` is not available in this build");
     try {
-        node.op = impl->make(ctx);
+        // A replay builds every source from the recording (recording/replay_sources.cpp).
+        node.op
+            = ctx.feed && node.kind->isSource ? recording::makeReplaySource(ctx) : impl->make(ctx);
         node.op->open();
     } catch (const std::exception &e) {
         node.op.reset();

@@ -23,6 +23,10 @@
 namespace tideline {
 
 class Runtime;
+namespace recording {
+class Capture;
+class Feed;
+} // namespace recording
 
 /// Everything a run may want to know beyond the pipeline file.
 struct JobOptions
@@ -50,6 +54,12 @@ struct JobOptions
     /// <dir>/tasks/ with the other members. Each process of a group needs its own.
     std::string member = "default";
     std::function<void(const std::string &)> log; ///< one-line messages (recovery, warnings)
+
+    // --- Record and replay (record_replay.hpp; not owned) ---
+    recording::Capture *capture = nullptr; ///< record every source's raw input into it
+    /// Replay: every source reads from the feed instead of its input (with `clock` set to
+    /// the Replayer's virtual clock).
+    recording::Feed *feed = nullptr;
 };
 
 /// Result of compiling: a job, or the reason there is none.

@@ -26,6 +26,11 @@
 
 namespace tideline {
 
+namespace recording {
+class Capture;
+class Feed;
+} // namespace recording
+
 /// What an Output forwards to: the runtime's router, or testing::OperatorHarness (which records
 /// everything instead of routing it). `node` is the index the Output was made for.
 class OutputTarget
@@ -108,6 +113,10 @@ struct OperatorContext
     /// Periodic checkpoints are on: a sink may hold output back until a checkpoint commits it
     /// (sink.file stages it and publishes it in notifyCheckpointComplete).
     bool checkpointing = false;
+    /// --record: sources hand their raw input to it (record_replay.hpp). Null otherwise.
+    recording::Capture *capture = nullptr;
+    /// --replay: sources read their input from it instead (record_replay.hpp). Null otherwise.
+    recording::Feed *feed = nullptr;
     /// `value` with its ${env:NAME} / ${file:/path} references resolved (any string param may
     /// hold them: shared/pipeline-format.md; validation warns outside connection settings,
     /// secrets and paths). Throws ConfigError when a variable is unset or a file unreadable.

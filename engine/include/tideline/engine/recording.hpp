@@ -14,6 +14,11 @@
 //                       idleness) replay; `value` is the raw input (a file's line, a Kafka
 //                       message's payload) before any parsing, so malformed records replay as
 //                       the same errors. crc32c (8 hex digits) covers the rest of the line.
+//                       A value of `\N` is an absent value (a Kafka tombstone); a value of
+//                       `\E` (no other field set) marks the end of that source's input, where
+//                       the recorded run saw the source finish. For source.file, `offset` is
+//                       the line number and a line over the record limit is recorded as its
+//                       first 4 KiB with the header `length` = its full length.
 //
 // Why a line format and not a binary log: a student or an engineer can open it, grep it and
 // cut it; errors can name a line; and a crash or a full disk can only tear the last line, which
@@ -47,6 +52,7 @@ struct Manifest
     std::int64_t startedAtMs = 0; ///< wall clock (epoch ms) when recording began
     std::vector<SourceInfo> sources;
     std::int64_t records = 0;
+    std::int64_t ends = 0;       ///< end markers (lines that are not records; "ends", since 19.1)
     std::int64_t bytes = 0;      ///< of records.tsv
     std::int64_t durationMs = 0; ///< processing time from the first to the last record
     bool complete = false;       ///< false while recording, or after a kill
@@ -65,6 +71,8 @@ struct Entry
     std::optional<std::string> key;
     std::vector<std::pair<std::string, std::string>> headers;
     std::string value;
+    bool valueAbsent = false; ///< no value at all (a Kafka tombstone), not an empty one
+    bool end = false;         ///< an end marker: the source's input ended here
 };
 
 // --- Lines (exposed for tests and the fuzz harness) ---
@@ -120,6 +128,7 @@ private:
     std::int64_t m_durable = 0; ///< bytes of records.tsv known written in whole lines
     std::int64_t m_durableDurationMs = 0;
     std::vector<std::int64_t> m_pending; ///< per source: lines buffered, not yet written
+    std::int64_t m_pendingEnds = 0;      ///< end markers buffered, not yet written
     std::int64_t m_firstAt = -1;
     std::string m_stoppedBy; ///< set when capture stopped early
     bool m_finished = false;

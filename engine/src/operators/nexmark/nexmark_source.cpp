@@ -12,6 +12,8 @@
 #include "operators/params.hpp"
 #include "operators/sources/pacer.hpp"
 
+#include <tideline/engine/record_replay.hpp>
+
 namespace tideline {
 
 namespace {
@@ -24,6 +26,10 @@ public:
         , m_pacer(ctx.spec.params.value("pace", Json::object()), ctx.clock)
         , m_count(m_gen.config().count)
     {
+        if (ctx.capture) { // --record: each event as JSON
+            m_capture = ctx.capture;
+            m_captureSource = m_capture->declare(ctx.spec.id, 1);
+        }
     }
 
     Poll poll(Output &out, int maxRecords) override
@@ -45,6 +51,8 @@ public:
             m_gen.write(m_cur, m_rec);
             std::swap(m_cur, m_ahead);
             ++m_next;
+            if (m_capture) [[unlikely]]
+                recording::captureRecord(*m_capture, m_captureSource, m_rec);
             out.emit(0, std::move(m_rec));
             ++emitted;
             m_pacer.emitted();
@@ -69,6 +77,8 @@ public:
 private:
     nexmark::Generator m_gen;
     Pacer m_pacer;
+    recording::Capture *m_capture = nullptr;
+    int m_captureSource = -1;
     std::int64_t m_count;
     std::int64_t m_next = 0;
     Record m_rec;

@@ -13,6 +13,7 @@
 #include "operators/sources/pacer.hpp"
 
 #include <tideline/engine/record_json.hpp>
+#include <tideline/engine/record_replay.hpp>
 
 namespace tideline {
 
@@ -26,17 +27,33 @@ public:
         , m_path(ctx.path(NodeParams(ctx).string("path")))
         , m_displayPath(NodeParams(ctx).string("path"))
         , m_csv(NodeParams(ctx).string("format") == "csv")
-        , m_pacer(ctx.spec.params.value("pace", Json::object()), ctx.clock)
+        // A replay is paced by the recording (the times its lines arrived), not by `pace`.
+        , m_pacer(ctx.feed ? Json::object() : ctx.spec.params.value("pace", Json::object()),
+                  ctx.clock)
+        , m_capture(ctx.capture)
+        , m_feed(ctx.feed)
     {
-        m_paceTimeField = NodeParams(ctx).object("pace").string("time_field");
+        if (!m_feed)
+            m_paceTimeField = NodeParams(ctx).object("pace").string("time_field");
     }
 
     void open() override
     {
+        if (m_feed) { // --replay: the recorded lines instead of the file
+            const int source = m_feed->sourceIndex(m_nodeId);
+            if (source < 0)
+                throw ConfigError("the recording has no input for this source");
+            m_reader.replay(m_feed, source);
+            if (m_csv)
+                readHeader();
+            return;
+        }
         std::string err = m_reader.open(m_path, m_parser.limits().maxBytes);
         if (!err.empty())
             throw ConfigError("params.path: cannot open " + m_path + ": " + err
                               + " (relative paths resolve against the pipeline file's folder)");
+        if (m_capture) // --record: every line as read, the CSV header too
+            m_reader.record(m_capture, m_capture->declare(m_nodeId, 1));
         if (m_csv)
             readHeader();
     }
@@ -60,6 +77,8 @@ public:
                 continue;
             }
             auto r = m_reader.next(line, fullLength);
+            if (r == LineReader::Result::Pending) [[unlikely]] // a replay: not due yet
+                return produced ? Poll::Produced : Poll::Waiting;
             if (r == LineReader::Result::End) {
                 if (!m_reader.error().empty())
                     throw std::runtime_error("reading " + m_path + ": " + m_reader.error());
@@ -186,7 +205,7 @@ private:
         std::string_view next;
         std::uint64_t length = 0;
         while (scan.open()) {
-            auto r = m_reader.next(next, length);
+            auto r = m_reader.next(next, length, false);
             if (r == LineReader::Result::End) {
                 if (!m_reader.error().empty())
                     throw std::runtime_error("reading " + m_path + ": " + m_reader.error());
@@ -211,7 +230,7 @@ private:
     {
         std::string_view line;
         std::uint64_t len = 0;
-        auto r = m_reader.next(line, len);
+        auto r = m_reader.next(line, len, false);
         std::string err;
         if (r == LineReader::Result::Line) {
             CsvReader::QuoteScan scan;
@@ -219,7 +238,7 @@ private:
             std::string header(line);
             while (scan.open() && header.size() < m_parser.limits().maxBytes) {
                 std::string_view next;
-                if (m_reader.next(next, len) != LineReader::Result::Line)
+                if (m_reader.next(next, len, false) != LineReader::Result::Line)
                     break;
                 header += '\n';
                 header.append(next);
@@ -243,6 +262,8 @@ private:
     /// The last identity written (its head CRC is reused once the first 64 KiB are read).
     mutable InputIdentity m_identity;
     Pacer m_pacer;
+    recording::Capture *m_capture;
+    recording::Feed *m_feed;
     std::string m_paceTimeField;
     LineReader m_reader;
     RecordParser m_parser;

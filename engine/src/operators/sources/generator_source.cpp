@@ -17,6 +17,8 @@
 #include "operators/params.hpp"
 #include "operators/sources/pacer.hpp"
 
+#include <tideline/engine/record_replay.hpp>
+
 #include <queue>
 
 namespace tideline {
@@ -57,6 +59,10 @@ public:
         int idle = static_cast<int>(d.integer("idle_partitions"));
         m_activePartitions = std::max(1, m_partitions - idle);
         m_ordered = m_maxDelay == 0 && m_lateFraction == 0 && m_dupFraction == 0;
+        if (ctx.capture) { // --record: each record as JSON
+            m_capture = ctx.capture;
+            m_captureSource = m_capture->declare(ctx.spec.id, m_partitions);
+        }
     }
 
     int partitions() const override { return m_partitions; }
@@ -75,6 +81,8 @@ public:
                 if (m_pacer.bySpeed() && !m_pacer.dueAt(r.get("event_time").i))
                     return emitted ? Poll::Produced : Poll::Waiting;
                 ++m_next;
+                if (m_capture) [[unlikely]]
+                    recording::captureRecord(*m_capture, m_captureSource, r);
                 out.emit(0, std::move(r));
             } else {
                 refill();
@@ -84,7 +92,10 @@ public:
                 if (m_pacer.bySpeed() && !m_pacer.dueAt(baseTime(i)))
                     return emitted ? Poll::Produced : Poll::Waiting;
                 m_heap.pop();
-                out.emit(0, make(i));
+                Record r = make(i);
+                if (m_capture) [[unlikely]]
+                    recording::captureRecord(*m_capture, m_captureSource, r);
+                out.emit(0, std::move(r));
             }
             ++emitted;
             m_pacer.emitted();
@@ -204,6 +215,8 @@ private:
     }
 
     Pacer m_pacer;
+    recording::Capture *m_capture = nullptr;
+    int m_captureSource = -1;
     long long m_count = 0;
     double m_rate = 1000;
     long long m_keys = 100;

@@ -1,5 +1,7 @@
 #include "operators/sources/line_reader.hpp"
 
+#include <tideline/engine/record_replay.hpp>
+
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -62,7 +64,7 @@ bool LineReader::fill()
     return true;
 }
 
-LineReader::Result LineReader::next(std::string_view &line, std::uint64_t &fullLength)
+LineReader::Result LineReader::read(std::string_view &line, std::uint64_t &fullLength)
 {
     std::size_t scanFrom = m_begin;
     while (true) {
@@ -127,6 +129,66 @@ LineReader::Result LineReader::next(std::string_view &line, std::uint64_t &fullL
         }
         scanFrom = m_begin + have;
     }
+}
+
+// --- Record and replay (record_replay.hpp) ---
+
+void LineReader::record(recording::Capture *capture, int source)
+{
+    m_capture = source >= 0 ? capture : nullptr;
+    m_source = source;
+}
+
+void LineReader::replay(recording::Feed *feed, int source)
+{
+    m_feed = feed;
+    m_source = source;
+}
+
+LineReader::Result LineReader::captured(std::string_view &line, std::uint64_t &fullLength)
+{
+    const Result r = read(line, fullLength);
+    if (r == Result::End)
+        return r; // the runtime marks the end when the source finishes
+    recording::Entry e;
+    e.offset = static_cast<std::int64_t>(m_lineNumber);
+    e.value.assign(line);
+    if (r == Result::TooLong)
+        e.headers.emplace_back("length", std::to_string(fullLength));
+    m_capture->add(m_source, e);
+    return r;
+}
+
+LineReader::Result
+LineReader::fromFeed(std::string_view &line, std::uint64_t &fullLength, bool recordStart)
+{
+    if (m_eof)
+        return Result::End;
+    const recording::Entry *e = nullptr;
+    switch (m_feed->next(m_source, !recordStart, e)) {
+    case recording::Feed::Next::Pending:
+        if (recordStart)
+            return Result::Pending;
+        m_error = m_feed->where()
+                  + ": the rest of a record that spans lines is missing from the recording";
+        m_eof = true;
+        return Result::End;
+    case recording::Feed::Next::End:
+        m_eof = true;
+        return Result::End;
+    case recording::Feed::Next::Entry:
+        break;
+    }
+    m_lineNumber = e->offset ? static_cast<std::uint64_t>(*e->offset) : m_lineNumber + 1;
+    line = e->value;
+    fullLength = line.size();
+    m_offset += line.size() + 1;
+    for (const auto &[name, value] : e->headers)
+        if (name == "length") {
+            fullLength = std::stoull(value);
+            return Result::TooLong;
+        }
+    return Result::Line;
 }
 
 } // namespace tideline

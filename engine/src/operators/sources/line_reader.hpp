@@ -9,6 +9,11 @@
 
 namespace tideline {
 
+namespace recording {
+class Capture;
+class Feed;
+} // namespace recording
+
 class LineReader
 {
 public:
@@ -18,10 +23,22 @@ public:
     /// Positions the reader at a byte offset and line number (checkpoint restore).
     bool seek(std::uint64_t offset, std::uint64_t lineNumber);
 
-    enum class Result { Line, TooLong, End };
+    /// --record: every line read (and the end) is handed to `capture` as source `source`.
+    void record(recording::Capture *capture, int source);
+    /// --replay: the lines come from `feed` instead of a file (open() is not called).
+    void replay(recording::Feed *feed, int source);
+
+    /// Pending: only in a replay, the next recorded line is not due yet (try again later).
+    enum class Result { Line, TooLong, End, Pending };
     /// The next line without its newline. For TooLong, `line` holds the first bytes and
-    /// `fullLength` the real length.
-    Result next(std::string_view &line, std::uint64_t &fullLength);
+    /// `fullLength` the real length. `recordStart` false: the line continues a record already
+    /// begun (a replay then takes it without waiting).
+    Result next(std::string_view &line, std::uint64_t &fullLength, bool recordStart = true)
+    {
+        if (!m_capture && !m_feed) [[likely]]
+            return read(line, fullLength);
+        return m_feed ? fromFeed(line, fullLength, recordStart) : captured(line, fullLength);
+    }
 
     std::uint64_t lineNumber() const { return m_lineNumber; }
     /// Byte offset of the start of the next line.
@@ -31,7 +48,13 @@ public:
     int fd() const { return m_fd; }
 
 private:
+    Result read(std::string_view &line, std::uint64_t &fullLength);
+    Result captured(std::string_view &line, std::uint64_t &fullLength);
+    Result fromFeed(std::string_view &line, std::uint64_t &fullLength, bool recordStart);
     bool fill();
+    recording::Capture *m_capture = nullptr;
+    recording::Feed *m_feed = nullptr;
+    int m_source = -1;
     int m_fd = -1;
     std::string m_buf;
     std::size_t m_begin = 0, m_end = 0;

@@ -1,0 +1,211 @@
+#pragma once
+// Recording a run and replaying one (issue 19), above the folder format (recording.hpp).
+//
+// Capture and Feed are what a source sees (OperatorContext::capture / ::feed): while a run is
+// recorded, each source hands its RAW input to the Capture as it reads it (a file's lines, a
+// Kafka message with its metadata, a generated record as JSON), before parsing, so a
+// malformed line replays to `errors` too; the runtime adds an end marker when a source
+// finishes. During a replay, the runtime builds each source from the Feed instead of its real
+// input (source.file keeps its own parsing and reads its lines from the feed; source.kafka is
+// a replay source that decodes the recorded messages like the consumer does, with no broker;
+// generators parse their recorded JSON).
+//
+// Time. A replay runs on a ReplayClock, a virtual clock starting where the recording started:
+// the loop's idle sleeps advance it (flat out: instantly; or paced against the wall clock, as
+// recorded or ×N), and a recorded record is released when the clock reaches the processing
+// time it arrived at, in the recorded order across sources and partitions (only the source
+// whose record is next may emit). Every processing-time rule of the engine already reads the
+// job's Clock (idleness, periodic watermarks, the checkpoint interval, pacing), so the same
+// recording gives the same ticks, the same idleness and byte-identical outputs, run after run.
+//
+// [Threading] Recorder and Replayer are used on the loop thread only, except ReplayClock's
+// speed, which the designer may change from its thread.
+
+#include <tideline/engine/recording.hpp>
+#include <tideline/engine/time.hpp>
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tideline {
+struct PipelineSpec;
+class Record;
+} // namespace tideline
+
+namespace tideline::recording {
+
+/// What a source hands its raw input to while the run is recorded.
+class Capture
+{
+public:
+    /// A source declares itself when it opens (its partition count known). Returns the index to
+    /// add() with, or -1 when the recording does not know `nodeId` (not a source).
+    virtual int declare(const std::string &nodeId, int partitions) = 0;
+    /// One raw input record; `e.atMs` and `e.source` are set here.
+    virtual void add(int source, Entry &e) = 0;
+    /// The source finished its input (the loop saw Poll::Finished).
+    virtual void endOf(const std::string &nodeId) = 0;
+
+protected:
+    ~Capture() = default;
+};
+
+/// Convenience for generator sources: captures a built record as its JSON text.
+void captureRecord(Capture &capture, int source, const Record &record);
+
+/// Where replayed sources take their input from.
+class Feed
+{
+public:
+    enum class Next {
+        Entry,   ///< `e` is the source's next record (valid until the next call)
+        Pending, ///< not yet: another source's record comes first, or its time is not reached
+        End      ///< the source's recorded input ended
+    };
+    /// -1 when the recording has no source `nodeId` (Replayer::open refuses that before).
+    virtual int sourceIndex(const std::string &nodeId) const = 0;
+    virtual int partitions(int source) const = 0;
+    /// The next record of `source`. `anyTime`: the rest of a record already started (a CSV
+    /// cell spanning lines, a header) is taken without waiting for its time. Throws
+    /// std::runtime_error naming the file and line when the recording is corrupt.
+    virtual Next next(int source, bool anyTime, const Entry *&e) = 0;
+    /// A bounded Kafka source's partition still has recorded records (so it is slow, not
+    /// idle: SourceOperator::hasRecordsLeft).
+    virtual bool hasRecordsLeft(int source, int partition) const = 0;
+    /// "DIR/records.tsv line N" of the last entry returned (for errors).
+    virtual std::string where() const = 0;
+
+protected:
+    ~Feed() = default;
+};
+
+/// Hex SHA-256 of `bytes` (the manifest's pipeline hash).
+[[nodiscard]] std::string sha256Hex(std::string_view bytes);
+
+/// The pipeline's sources as a recording lists them (id, kind; partitions 1).
+[[nodiscard]] std::vector<SourceInfo> pipelineSources(const PipelineSpec &spec);
+
+/// Records a run into a folder. Give it to the job as JobOptions::capture, call begin() just
+/// before the run starts and finish() after it ended.
+class Recorder final : public Capture
+{
+public:
+    /// Refuses a folder that already holds a recording. `pipelineText` is the file as loaded.
+    [[nodiscard]] static std::unique_ptr<Recorder> create(const std::string &dir,
+                                                          const PipelineSpec &spec,
+                                                          std::string_view pipelineText,
+                                                          Limits limits,
+                                                          Clock &clock,
+                                                          std::string &error);
+    ~Recorder();
+
+    int declare(const std::string &nodeId, int partitions) override;
+    void add(int source, Entry &e) override;
+    void endOf(const std::string &nodeId) override;
+
+    /// Processing time starts now; creates records.tsv and writes what the sources captured
+    /// while opening (a CSV header). "" or the error.
+    [[nodiscard]] std::string begin();
+    /// Flushes and rewrites the manifest (what a kill leaves). Cheap when nothing changed;
+    /// call it every second or so from the loop thread (the runner: each metrics interval).
+    void checkpoint();
+    /// Closes the recording. "" or the error.
+    [[nodiscard]] std::string finish(const std::string &stoppedBy);
+
+    /// Called once when a limit (records, bytes, duration) or a full disk stopped the
+    /// capture: the runner stops the run there, so what ran is what was recorded.
+    std::function<void()> onStopped;
+    /// Why capture stopped early ("" while it runs).
+    const std::string &stoppedBy() const;
+    /// The manifest as it stands (counts so far).
+    Manifest manifest() const;
+
+private:
+    Recorder() = default;
+    void stopped();
+
+    std::string m_dir;
+    Manifest m_manifest;
+    Limits m_limits;
+    Clock *m_clock = nullptr;
+    std::unique_ptr<Writer> m_writer;
+    std::vector<Entry> m_early; ///< captured before begin() (in open())
+    std::int64_t m_lastCheckpointMs = 0;
+    std::int64_t m_sinceCheck = 0;
+    bool m_stopped = false;
+    std::string m_reason; ///< why the Recorder itself stopped capture ("max records")
+    std::string m_error;
+};
+
+/// The virtual clock of a replay. speed 0 = flat out; 1 = as recorded; N = N times faster.
+class ReplayClock final : public Clock
+{
+public:
+    explicit ReplayClock(std::int64_t startMs, double speed = 0);
+    std::int64_t nowMs() override { return m_now; }
+    void sleepMs(std::int64_t ms) override;
+    void setSpeed(double speed); ///< any thread
+    double speed() const { return m_speed.load(); }
+
+private:
+    std::int64_t m_now;
+    std::atomic<double> m_speed;
+    // Pacing: the wall clock and the virtual time at the last change of speed.
+    std::int64_t m_wallAnchorMs = -1;
+    std::int64_t m_virtualAnchorMs = 0;
+    double m_anchorSpeed = 0;
+};
+
+/// Replays a recording. Give it to the job as JobOptions::feed and its clock() as
+/// JobOptions::clock.
+class Replayer final : public Feed
+{
+public:
+    /// Opens DIR for `spec`: nullptr with `error` when it is unreadable or corrupt (naming the
+    /// file) or made for other sources (naming each source that does not match).
+    [[nodiscard]] static std::unique_ptr<Replayer> open(const std::string &dir,
+                                                        const PipelineSpec &spec,
+                                                        std::string_view pipelineText,
+                                                        double speed,
+                                                        std::string &error);
+    ~Replayer();
+
+    ReplayClock &clock() { return m_clock; }
+    const Opened &info() const;
+    /// Notes for the user: a changed pipeline, a recording cut short, a torn last line.
+    std::vector<std::string> notes() const;
+    /// Called once when the recording ran out while some source had not ended in it (the
+    /// recorded run was stopped, or killed): the runner stops the replay there too.
+    std::function<void()> onExhausted;
+    std::int64_t replayed() const { return m_replayed; }
+
+    int sourceIndex(const std::string &nodeId) const override;
+    int partitions(int source) const override;
+    Next next(int source, bool anyTime, const Entry *&e) override;
+    bool hasRecordsLeft(int source, int partition) const override;
+    std::string where() const override;
+
+private:
+    explicit Replayer(std::int64_t startMs, double speed);
+    bool fillHead();
+    [[nodiscard]] std::string countPartitions(const std::string &dir);
+
+    ReplayClock m_clock;
+    std::unique_ptr<Reader> m_reader;
+    Entry m_head;
+    bool m_haveHead = false;
+    bool m_exhausted = false;
+    bool m_exhaustedCalled = false;
+    bool m_changedPipeline = false;
+    std::vector<bool> m_ended;
+    /// Per source, per partition: recorded records not replayed yet (bounded Kafka only).
+    std::vector<std::vector<std::int64_t>> m_left;
+    std::int64_t m_replayed = 0;
+    std::int64_t m_line = 0;
+};
+
+} // namespace tideline::recording

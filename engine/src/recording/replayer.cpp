@@ -1,0 +1,230 @@
+// Replayer and ReplayClock: a recording read back in its arrival order on a virtual clock
+// (record_replay.hpp).
+//
+// One entry of lookahead (the head) decides who may emit: only the source whose record is
+// next, and only once the clock reached the time it arrived at. So the order across sources
+// and partitions is the recorded one whatever order the loop polls the sources in, and a gap
+// in the recording is a gap on the clock, which the loop crosses by its idle sleeps (one tick
+// per millisecond, like the recorded run's loop) so idleness timeouts fire as they did.
+
+#include <tideline/engine/record_replay.hpp>
+#include <tideline/engine/spec.hpp>
+
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+
+namespace tideline::recording {
+
+namespace {
+
+std::int64_t wallMs()
+{
+    using namespace std::chrono;
+    return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
+}
+
+} // namespace
+
+// --- ReplayClock ---
+
+ReplayClock::ReplayClock(std::int64_t startMs, double speed)
+    : m_now(startMs)
+    , m_speed(speed)
+{
+}
+
+void ReplayClock::setSpeed(double speed)
+{
+    m_speed.store(speed);
+}
+
+void ReplayClock::sleepMs(std::int64_t ms)
+{
+    m_now += std::max<std::int64_t>(ms, 0);
+    const double speed = m_speed.load();
+    if (speed <= 0) {
+        m_wallAnchorMs = -1; // flat out: the clock only moves when the loop is idle
+        return;
+    }
+    const std::int64_t wall = wallMs();
+    if (m_wallAnchorMs < 0 || speed != m_anchorSpeed) {
+        m_wallAnchorMs = wall;
+        m_virtualAnchorMs = m_now;
+        m_anchorSpeed = speed;
+        return;
+    }
+    // The virtual time may run ahead of the wall clock (times the speed) by nothing: sleep
+    // off the difference.
+    const auto due
+        = m_wallAnchorMs
+          + static_cast<std::int64_t>(static_cast<double>(m_now - m_virtualAnchorMs) / speed);
+    if (due > wall)
+        std::this_thread::sleep_for(
+            std::chrono::milliseconds(std::min<std::int64_t>(due - wall, 1000)));
+}
+
+// --- Replayer ---
+
+Replayer::Replayer(std::int64_t startMs, double speed)
+    : m_clock(startMs, speed)
+{
+}
+
+Replayer::~Replayer() = default;
+
+std::unique_ptr<Replayer> Replayer::open(const std::string &dir,
+                                         const PipelineSpec &spec,
+                                         std::string_view pipelineText,
+                                         double speed,
+                                         std::string &error)
+{
+    std::string why;
+    auto reader = Reader::open(dir, why);
+    if (!reader) {
+        error = "--replay: " + why;
+        return nullptr;
+    }
+    const Manifest &m = reader->info().manifest;
+    if (auto bad = sourceMismatches(m, pipelineSources(spec)); !bad.empty()) {
+        error = "--replay: the recording in " + dir + " was made for other sources (pipeline `"
+                + m.pipeline + "`): ";
+        for (std::size_t i = 0; i < bad.size(); ++i)
+            error += (i ? "; " : "") + bad[i];
+        return nullptr;
+    }
+    std::unique_ptr<Replayer> r(new Replayer(m.startedAtMs, speed));
+    r->m_changedPipeline = m.pipelineSha256 != sha256Hex(pipelineText);
+    r->m_ended.assign(m.sources.size(), false);
+    r->m_left.resize(m.sources.size());
+    r->m_reader = std::move(reader);
+    if (std::string e = r->countPartitions(dir); !e.empty()) {
+        error = "--replay: " + e;
+        return nullptr;
+    }
+    return r;
+}
+
+/// A bounded source.kafka asks whether a partition still has records (hasRecordsLeft): that
+/// needs the recorded count per partition, so such recordings are read once ahead.
+std::string Replayer::countPartitions(const std::string &dir)
+{
+    const Manifest &m = m_reader->info().manifest;
+    bool need = false;
+    for (const auto &s : m.sources)
+        need |= s.kind == "source.kafka";
+    if (!need)
+        return {};
+    std::string error;
+    auto scan = Reader::open(dir, error);
+    if (!scan)
+        return error;
+    for (std::size_t i = 0; i < m.sources.size(); ++i)
+        m_left[i].assign(static_cast<std::size_t>(std::max(1, m.sources[i].partitions)), 0);
+    Entry e;
+    while (scan->next(e)) {
+        if (e.end || !e.partition)
+            continue;
+        auto &left = m_left[static_cast<std::size_t>(e.source)];
+        if (static_cast<std::size_t>(*e.partition) >= left.size())
+            left.resize(static_cast<std::size_t>(*e.partition) + 1, 0);
+        ++left[static_cast<std::size_t>(*e.partition)];
+    }
+    return scan->error();
+}
+
+const Opened &Replayer::info() const
+{
+    return m_reader->info();
+}
+
+std::vector<std::string> Replayer::notes() const
+{
+    std::vector<std::string> out = m_reader->info().notes;
+    if (m_changedPipeline)
+        out.insert(out.begin(), "the pipeline file changed since the recording was made (its "
+                                "sources still match): replaying it on the recorded input");
+    return out;
+}
+
+int Replayer::sourceIndex(const std::string &nodeId) const
+{
+    const auto &sources = m_reader->info().manifest.sources;
+    for (std::size_t i = 0; i < sources.size(); ++i)
+        if (sources[i].id == nodeId)
+            return static_cast<int>(i);
+    return -1;
+}
+
+int Replayer::partitions(int source) const
+{
+    return std::max(1,
+                    m_reader->info().manifest.sources[static_cast<std::size_t>(source)].partitions);
+}
+
+bool Replayer::fillHead()
+{
+    while (!m_haveHead && !m_exhausted) {
+        if (!m_reader->next(m_head)) {
+            if (!m_reader->error().empty())
+                throw std::runtime_error("--replay: " + m_reader->error());
+            m_exhausted = true;
+            break;
+        }
+        m_line = m_reader->line();
+        if (m_head.end) {
+            m_ended[static_cast<std::size_t>(m_head.source)] = true;
+            continue;
+        }
+        m_haveHead = true;
+    }
+    if (m_exhausted && !m_exhaustedCalled) {
+        m_exhaustedCalled = true;
+        bool open = false;
+        for (bool ended : m_ended)
+            open |= !ended;
+        if (open && onExhausted)
+            onExhausted();
+    }
+    return m_haveHead;
+}
+
+Feed::Next Replayer::next(int source, bool anyTime, const Entry *&e)
+{
+    if (source < 0 || static_cast<std::size_t>(source) >= m_ended.size())
+        return Next::End;
+    // The previous entry handed out is consumed now (it stayed valid until this call).
+    if (!fillHead())
+        // The recording ran out: a source that ended in it ends; one that did not (the run was
+        // stopped) waits, and onExhausted stopped the run.
+        return m_ended[static_cast<std::size_t>(source)] ? Next::End : Next::Pending;
+    if (m_head.source != source)
+        return m_ended[static_cast<std::size_t>(source)] ? Next::End : Next::Pending;
+    if (!anyTime && m_reader->info().manifest.startedAtMs + m_head.atMs > m_clock.nowMs())
+        return Next::Pending;
+    m_haveHead = false; // handed out: the next call reads the one after
+    if (m_head.partition) {
+        auto &left = m_left[static_cast<std::size_t>(source)];
+        if (static_cast<std::size_t>(*m_head.partition) < left.size())
+            --left[static_cast<std::size_t>(*m_head.partition)];
+    }
+    ++m_replayed;
+    e = &m_head;
+    return Next::Entry;
+}
+
+bool Replayer::hasRecordsLeft(int source, int partition) const
+{
+    if (source < 0 || static_cast<std::size_t>(source) >= m_left.size())
+        return false;
+    const auto &left = m_left[static_cast<std::size_t>(source)];
+    return partition >= 0 && static_cast<std::size_t>(partition) < left.size()
+           && left[static_cast<std::size_t>(partition)] > 0;
+}
+
+std::string Replayer::where() const
+{
+    return m_reader->line() > 0 ? "recording line " + std::to_string(m_line) : "recording";
+}
+
+} // namespace tideline::recording
