@@ -28,6 +28,10 @@ struct CliOptions
     std::string logFormat = "text";
     std::string expectDir;       ///< compare each sink's output with DIR/<sink>.jsonl|.csv
     bool updateExpected = false; ///< write those files from this run instead
+    std::vector<std::string>
+        sweeps;        ///< --sweep NODE.PARAM=V1,V2,... (checked against the pipeline later)
+    int sweepJobs = 0; ///< combinations at once (0 = the machine's cores)
+    std::string sweepFormat = "text"; ///< text, csv or json
 };
 
 /// Parses argv. Returns "" or a usage error.

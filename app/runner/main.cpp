@@ -3,6 +3,7 @@
 #include "cli_options.hpp"
 #include "log.hpp"
 #include "metrics_server.hpp"
+#include "sweep_command.hpp"
 
 #include <tideline/engine/catalog_markdown.hpp>
 #include <tideline/engine/client_log.hpp>
@@ -105,6 +106,9 @@ int main(int argc, char **argv)
                           {{"file", opt.pipeline}});
         return 0;
     }
+
+    if (!opt.sweeps.empty()) // what-if sweep: every combination in its own temp folder
+        return runner::runSweepCommand(opt, *loaded.spec, baseDir);
 
     std::ofstream metricsOut;
     if (!opt.metricsFile.empty()) {
