@@ -112,7 +112,8 @@ private slots:
         testing::writeFile(dir.file("events.jsonl"), tinyEvents);
         const PipelineSpec spec = load(tinyPipeline);
         sweep::Plan plan;
-        for (const char *text : {"wm.max_out_of_orderness_ms=0,3000", "w.allowed_lateness_ms=0,5000"}) {
+        for (const char *text :
+             {"wm.max_out_of_orderness_ms=0,3000", "w.allowed_lateness_ms=0,5000"}) {
             sweep::Axis a;
             QCOMPARE(QString::fromStdString(sweep::parseAxis(text, spec, a)), QString());
             QCOMPARE(QString::fromStdString(sweep::addAxis(plan, a)), QString());
@@ -162,13 +163,13 @@ private slots:
     {
         // pipelines/clicks-per-user, 3 delays x 2 lateness values, through tideline-run.
         const QString example = QStringLiteral(TIDELINE_PIPELINES_DIR "/clicks-per-user");
-        const Cli sweep = runCli({QStringLiteral("--sweep"),
-                                  QStringLiteral("event_time.max_out_of_orderness_ms=0,10000,60000"),
-                                  QStringLiteral("--sweep"),
-                                  QStringLiteral("per_user.allowed_lateness_ms=0,30000"),
-                                  QStringLiteral("--sweep-format"), QStringLiteral("json"),
-                                  QStringLiteral("--sweep-jobs"), QStringLiteral("2"),
-                                  example + QStringLiteral("/pipeline.json")});
+        const Cli sweep = runCli(
+            {QStringLiteral("--sweep"),
+             QStringLiteral("event_time.max_out_of_orderness_ms=0,10000,60000"),
+             QStringLiteral("--sweep"), QStringLiteral("per_user.allowed_lateness_ms=0,30000"),
+             QStringLiteral("--sweep-format"), QStringLiteral("json"),
+             QStringLiteral("--sweep-jobs"), QStringLiteral("2"),
+             example + QStringLiteral("/pipeline.json")});
         QVERIFY2(sweep.exitCode == 0, qPrintable(sweep.err));
         const QJsonObject table = QJsonDocument::fromJson(sweep.out.toUtf8()).object();
         const QJsonArray rows = table.value(QStringLiteral("rows")).toArray();
@@ -178,18 +179,20 @@ private slots:
         for (const auto &v : rows) {
             const QJsonObject row = v.toObject();
             const QJsonObject values = row.value(QStringLiteral("values")).toObject();
-            const auto delay = values.value(QStringLiteral("event_time.max_out_of_orderness_ms"))
-                                   .toInteger();
-            const auto lateness = values.value(QStringLiteral("per_user.allowed_lateness_ms"))
-                                      .toInteger();
+            const auto delay
+                = values.value(QStringLiteral("event_time.max_out_of_orderness_ms")).toInteger();
+            const auto lateness
+                = values.value(QStringLiteral("per_user.allowed_lateness_ms")).toInteger();
             // The same pipeline with those values, run on its own in a copy of the folder.
             testing::TempDir dir;
             fs::copy_file(example.toStdString() + "/clicks.jsonl", dir.file("clicks.jsonl"));
             PipelineSpec spec = load(original);
             spec.nodes[static_cast<std::size_t>(spec.nodeIndex("event_time"))]
-                .params["max_out_of_orderness_ms"] = delay;
+                .params["max_out_of_orderness_ms"]
+                = delay;
             spec.nodes[static_cast<std::size_t>(spec.nodeIndex("per_user"))]
-                .params["allowed_lateness_ms"] = lateness;
+                .params["allowed_lateness_ms"]
+                = lateness;
             testing::writeFile(dir.file("pipeline.json"), writeSpec(spec));
             const QString metrics = QString::fromStdString(dir.file("metrics.jsonl"));
             const Cli single = runCli({QStringLiteral("--metrics"), metrics,
@@ -213,8 +216,8 @@ private slots:
                          == run.value(QStringLiteral("records_read")).toInteger(),
                      what);
             someLate = someLate || row.value(QStringLiteral("late_dropped")).toInteger() > 0;
-            someAccepted = someAccepted
-                           || row.value(QStringLiteral("late_accepted")).toInteger() > 0;
+            someAccepted
+                = someAccepted || row.value(QStringLiteral("late_accepted")).toInteger() > 0;
             QVERIFY(row.value(QStringLiteral("peak_state_entries")).toInteger() > 0);
             QVERIFY(row.value(QStringLiteral("completeness")).toDouble() > 0);
             QVERIFY(row.value(QStringLiteral("completeness")).toDouble() <= 1.0);
@@ -230,10 +233,11 @@ private slots:
         testing::writeFile(dir.file("events.jsonl"), tinyEvents);
         testing::writeFile(dir.file("pipeline.json"), tinyPipeline);
         auto run = [&](const QString &format) {
-            return runCli({QStringLiteral("--sweep"), QStringLiteral("wm.max_out_of_orderness_ms=0,3000"),
-                           QStringLiteral("--sweep"), QStringLiteral("w.allowed_lateness_ms=0,5000"),
-                           QStringLiteral("--sweep-format"), format,
-                           QString::fromStdString(dir.file("pipeline.json"))});
+            return runCli(
+                {QStringLiteral("--sweep"), QStringLiteral("wm.max_out_of_orderness_ms=0,3000"),
+                 QStringLiteral("--sweep"), QStringLiteral("w.allowed_lateness_ms=0,5000"),
+                 QStringLiteral("--sweep-format"), format,
+                 QString::fromStdString(dir.file("pipeline.json"))});
         };
         const Cli csv = run(QStringLiteral("csv"));
         QVERIFY2(csv.exitCode == 0, qPrintable(csv.err));
@@ -260,7 +264,11 @@ private slots:
         const QJsonArray rows = doc.object().value(QStringLiteral("rows")).toArray();
         QCOMPARE(rows.size(), 4);
         const QJsonObject r1 = rows[1].toObject();
-        QCOMPARE(r1.value(QStringLiteral("values")).toObject().value(QStringLiteral("w.allowed_lateness_ms")).toInteger(), 5000);
+        QCOMPARE(r1.value(QStringLiteral("values"))
+                     .toObject()
+                     .value(QStringLiteral("w.allowed_lateness_ms"))
+                     .toInteger(),
+                 5000);
         QCOMPARE(r1.value(QStringLiteral("late_accepted")).toInteger(), 1);
         QCOMPARE(r1.value(QStringLiteral("results")).toInteger(), 4);
         QCOMPARE(r1.value(QStringLiteral("latency_p50_ms")).toDouble(), 1001.0);
@@ -280,10 +288,12 @@ private slots:
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QStringList>("words");
         QTest::newRow("no node") << QStringList{"--sweep", "wn.max_out_of_orderness_ms=0"}
-                                 << QStringList{"no node `wn`", "did you mean", "src, wm, w, out, late"};
+                                 << QStringList{"no node `wn`", "did you mean",
+                                                "src, wm, w, out, late"};
         QTest::newRow("no param") << QStringList{"--sweep", "wm.max_out_of_order_ms=0"}
-                                  << QStringList{"node `wm` (watermark) has no param `max_out_of_order_ms`",
-                                                 "did you mean `wm.max_out_of_orderness_ms`"};
+                                  << QStringList{
+                                         "node `wm` (watermark) has no param `max_out_of_order_ms`",
+                                         "did you mean `wm.max_out_of_orderness_ms`"};
         QTest::newRow("not an integer") << QStringList{"--sweep", "wm.max_out_of_orderness_ms=0,5s"}
                                         << QStringList{"`5s` is not an integer", "milliseconds"};
         QTest::newRow("out of range") << QStringList{"--sweep", "wm.max_out_of_orderness_ms=-5"}
@@ -294,8 +304,8 @@ private slots:
                                        << QStringList{"a sweep sets params of type", "key is a"};
         QTest::newRow("no equals") << QStringList{"--sweep", "wm.max_out_of_orderness_ms"}
                                    << QStringList{"expected NODE.PARAM=V1,V2,..."};
-        QTest::newRow("no values") << QStringList{"--sweep", "wm.max_out_of_orderness_ms="}
-                                   << QStringList{"no values"};
+        QTest::newRow("no values")
+            << QStringList{"--sweep", "wm.max_out_of_orderness_ms="} << QStringList{"no values"};
         QTest::newRow("empty value") << QStringList{"--sweep", "wm.max_out_of_orderness_ms=1,,2"}
                                      << QStringList{"an empty value"};
         QTest::newRow("twice") << QStringList{"--sweep", "wm.max_out_of_orderness_ms=1", "--sweep",
@@ -303,12 +313,12 @@ private slots:
                                << QStringList{"given twice", "list all its values in one"};
         QTest::newRow("repeated value") << QStringList{"--sweep", "wm.max_out_of_orderness_ms=1,1"}
                                         << QStringList{"listed twice"};
-        QTest::newRow("with --expect") << QStringList{"--sweep", "wm.max_out_of_orderness_ms=1",
-                                                      "--expect", "x"}
-                                       << QStringList{"cannot be combined with", "--expect"};
-        QTest::newRow("bad format") << QStringList{"--sweep", "wm.max_out_of_orderness_ms=1",
-                                                   "--sweep-format", "xml"}
-                                    << QStringList{"--sweep-format must be text, csv or json"};
+        QTest::newRow("with --expect")
+            << QStringList{"--sweep", "wm.max_out_of_orderness_ms=1", "--expect", "x"}
+            << QStringList{"cannot be combined with", "--expect"};
+        QTest::newRow("bad format")
+            << QStringList{"--sweep", "wm.max_out_of_orderness_ms=1", "--sweep-format", "xml"}
+            << QStringList{"--sweep-format must be text, csv or json"};
         QTest::newRow("bad jobs") << QStringList{"--sweep", "wm.max_out_of_orderness_ms=1",
                                                  "--sweep-jobs", "0"}
                                   << QStringList{"--sweep-jobs must be a positive number"};
@@ -342,10 +352,12 @@ private slots:
           "edges": [ { "from": "gen.out", "to": "wm.in" }, { "from": "wm.out", "to": "out.in" } ]
         })";
         testing::writeFile(dir.file("pipeline.json"), pipeline);
-        const Cli r = runCli({QStringLiteral("--sweep"), QStringLiteral("wm.max_out_of_orderness_ms=0,1"),
-                              QString::fromStdString(dir.file("pipeline.json"))});
+        const Cli r
+            = runCli({QStringLiteral("--sweep"), QStringLiteral("wm.max_out_of_orderness_ms=0,1"),
+                      QString::fromStdString(dir.file("pipeline.json"))});
         QCOMPARE(r.exitCode, 2);
-        QVERIFY2(r.err.contains(QStringLiteral("--sweep needs a bounded input")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("--sweep needs a bounded input")),
+                 qPrintable(r.err));
         QVERIFY2(r.err.contains(QStringLiteral("source `gen`")), qPrintable(r.err));
         QVERIFY2(r.err.contains(QStringLiteral("give it a count")), qPrintable(r.err));
     }
@@ -358,7 +370,8 @@ private slots:
         const PipelineSpec spec = load(tinyPipeline);
         sweep::Plan plan;
         sweep::Axis a;
-        QCOMPARE(QString::fromStdString(sweep::parseAxis("w.type=tumbling,sliding", spec, a)), QString());
+        QCOMPARE(QString::fromStdString(sweep::parseAxis("w.type=tumbling,sliding", spec, a)),
+                 QString());
         QVERIFY(sweep::addAxis(plan, a).empty());
         sweep::Options o;
         o.baseDir = dir.path.string();

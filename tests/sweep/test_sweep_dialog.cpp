@@ -7,12 +7,11 @@
 // DIR/sweep-plot-<width>x<height>.png of the main window with the dialog over it, at the
 // screen's size (docs/screenshots/).
 
-#include "test_support.hpp"
-
 #include "main_window.hpp"
 #include "pipeline_document.hpp"
 #include "sweep/sweep_controller.hpp"
 #include "sweep/sweep_dialog.hpp"
+#include "test_support.hpp"
 
 #include <QAction>
 #include <QApplication>
@@ -86,9 +85,9 @@ private slots:
         window.resize(screen);
         window.show();
         QString error;
-        QVERIFY2(window.document().openFile(QString::fromStdString(dir.file("pipeline.json")),
-                                            &error),
-                 qPrintable(error));
+        QVERIFY2(
+            window.document().openFile(QString::fromStdString(dir.file("pipeline.json")), &error),
+            qPrintable(error));
         PipelineDocument &doc = window.document();
         const NodeSpec wmBefore = doc.spec().nodes[1];
         const NodeSpec wBefore = doc.spec().nodes[2];
@@ -130,7 +129,8 @@ private slots:
         QCOMPARE(latency.size(), 4);
         QCOMPARE(state.size(), 4);
         const double sixSevenths = 600.0 / 7.0;
-        const QList<QPointF> expectLatency{{2001, sixSevenths}, {2001, 100}, {5001, 100}, {5001, 100}};
+        const QList<QPointF> expectLatency{
+            {2001, sixSevenths}, {2001, 100}, {5001, 100}, {5001, 100}};
         const QList<QPointF> expectState{{2, sixSevenths}, {2, 100}, {2, 100}, {3, 100}};
         for (int i = 0; i < 4; ++i) {
             QCOMPARE(latency[i].x(), expectLatency[i].x());
@@ -139,12 +139,14 @@ private slots:
             QVERIFY(qFuzzyCompare(state[i].y(), expectState[i].y()));
         }
         const QString hover = dialog->describe(3);
-        QVERIFY2(hover.contains(QStringLiteral("wm.max_out_of_orderness_ms = 3000")), qPrintable(hover));
+        QVERIFY2(hover.contains(QStringLiteral("wm.max_out_of_orderness_ms = 3000")),
+                 qPrintable(hover));
         QVERIFY(hover.contains(QStringLiteral("w.allowed_lateness_ms = 5000")));
         QVERIFY(hover.contains(QStringLiteral("peak state 3 entries")));
 
         if (const QByteArray shots = qgetenv("TIDELINE_SWEEP_SHOTS"); !shots.isEmpty()) {
-            dialog->resize(std::min(screen.width() - 40, 1400), std::min(screen.height() - 60, 900));
+            dialog->resize(std::min(screen.width() - 40, 1400),
+                           std::min(screen.height() - 60, 900));
             dialog->move(20, 20);
             QTest::qWait(300);
             const QString name = QStringLiteral("%1/sweep-plot-%2x%3.png")

@@ -11,7 +11,9 @@
 namespace tideline::designer {
 
 SweepController::SweepController(MainWindow &window)
-    : QObject(&window), m_window(window), m_action(new QAction(tr("What-if &Sweep…"), &window))
+    : QObject(&window)
+    , m_window(window)
+    , m_action(new QAction(tr("What-if &Sweep…"), &window))
 {
     m_action->setObjectName(QStringLiteral("sweep"));
     m_action->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_W));

@@ -24,8 +24,8 @@
 #include <QTableWidget>
 #include <QToolTip>
 #include <QUndoStack>
-#include <QValueAxis>
 #include <QVBoxLayout>
+#include <QValueAxis>
 
 #include <algorithm>
 #include <cmath>
@@ -95,11 +95,15 @@ void styleAxis(QValueAxis *axis, const QString &title)
 } // namespace
 
 SweepDialog::SweepDialog(PipelineDocument &doc, QWidget *parent)
-    : QDialog(parent), m_doc(doc), m_worker(new SweepWorker(this)),
-      m_axes(new QTableWidget(0, 3, this)), m_count(new QLabel(this)),
-      m_run(new QPushButton(tr("&Run sweep"), this)),
-      m_cancel(new QPushButton(tr("&Stop"), this)), m_progress(new QProgressBar(this)),
-      m_status(new QLabel(this))
+    : QDialog(parent)
+    , m_doc(doc)
+    , m_worker(new SweepWorker(this))
+    , m_axes(new QTableWidget(0, 3, this))
+    , m_count(new QLabel(this))
+    , m_run(new QPushButton(tr("&Run sweep"), this))
+    , m_cancel(new QPushButton(tr("&Stop"), this))
+    , m_progress(new QProgressBar(this))
+    , m_status(new QLabel(this))
 {
     setWindowTitle(tr("What-if sweep — %1").arg(doc.displayName()));
     setObjectName(QStringLiteral("sweepDialog"));
@@ -114,7 +118,8 @@ SweepDialog::SweepDialog(PipelineDocument &doc, QWidget *parent)
     layout->addWidget(intro);
 
     m_axes->setObjectName(QStringLiteral("sweepAxes"));
-    m_axes->setHorizontalHeaderLabels({tr("Node"), tr("Parameter"), tr("Values (comma-separated)")});
+    m_axes->setHorizontalHeaderLabels(
+        {tr("Node"), tr("Parameter"), tr("Values (comma-separated)")});
     m_axes->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     m_axes->horizontalHeader()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
     m_axes->horizontalHeader()->setStretchLastSection(true);
@@ -207,12 +212,13 @@ void SweepDialog::buildCharts()
         view = new QChartView(chart, this);
         view->setRenderHint(QPainter::Antialiasing);
         view->setMinimumSize(360, 300);
+        const std::vector<std::size_t> *pointRows = &rows; // a member: lives as long as we do
         connect(series, &QScatterSeries::hovered, this,
-                [this, series, &rows](const QPointF &p, bool state) {
-                    onHovered(series, rows, p, state);
+                [this, series, pointRows](const QPointF &p, bool state) {
+                    onHovered(series, *pointRows, p, state);
                 });
         connect(series, &QScatterSeries::clicked, this,
-                [this, series, &rows](const QPointF &p) { onClicked(rows, series, p); });
+                [this, series, pointRows](const QPointF &p) { onClicked(*pointRows, series, p); });
     };
     make(m_latencyChart, m_latencyView, m_latencySeries, m_latencyRows,
          tr("Completeness against latency"), tr("latency"));
@@ -355,8 +361,8 @@ bool SweepDialog::runSweep()
             m_progress->setRange(0, static_cast<int>(plan.combinations()));
             m_progress->setValue(0);
             m_progress->setVisible(true);
-            m_status->setText(tr("Running %n combination(s)…", nullptr,
-                                 static_cast<int>(plan.combinations())));
+            m_status->setText(
+                tr("Running %n combination(s)…", nullptr, static_cast<int>(plan.combinations())));
             return true;
         }
     }
@@ -393,8 +399,7 @@ void SweepDialog::onFinished()
     if (r.cancelled)
         text += QLatin1Char(' ') + tr("Stopped before the end.");
     if (failed)
-        text += QLatin1Char(' ')
-                + tr("%n failed (first: %1).", nullptr, failed).arg(firstError);
+        text += QLatin1Char(' ') + tr("%n failed (first: %1).", nullptr, failed).arg(firstError);
     m_status->setText(text);
     emit sweepFinished();
 }
@@ -463,8 +468,10 @@ QString SweepDialog::describe(std::size_t row) const
     return lines.join(QStringLiteral("<br>"));
 }
 
-void SweepDialog::onHovered(QScatterSeries *series, const std::vector<std::size_t> &rows,
-                            const QPointF &point, bool state)
+void SweepDialog::onHovered(QScatterSeries *series,
+                            const std::vector<std::size_t> &rows,
+                            const QPointF &point,
+                            bool state)
 {
     if (!state) {
         QToolTip::hideText();
@@ -478,7 +485,8 @@ void SweepDialog::onHovered(QScatterSeries *series, const std::vector<std::size_
     QToolTip::showText(QCursor::pos(), parts.join(QStringLiteral("<hr>")));
 }
 
-void SweepDialog::onClicked(const std::vector<std::size_t> &rows, QScatterSeries *series,
+void SweepDialog::onClicked(const std::vector<std::size_t> &rows,
+                            QScatterSeries *series,
                             const QPointF &point)
 {
     // The nearest point: QtCharts passes the point's own coordinates, but be lenient.

@@ -68,10 +68,12 @@ private:
     void addRow(const QString &node, const QString &param, const QString &values);
     void fillParams(int row);
     void onFinished();
-    void onHovered(QScatterSeries *series, const std::vector<std::size_t> &rows,
-                   const QPointF &point, bool state);
-    void onClicked(const std::vector<std::size_t> &rows, QScatterSeries *series,
-                   const QPointF &point);
+    void onHovered(QScatterSeries *series,
+                   const std::vector<std::size_t> &rows,
+                   const QPointF &point,
+                   bool state);
+    void
+    onClicked(const std::vector<std::size_t> &rows, QScatterSeries *series, const QPointF &point);
     void updateCount();
     void buildCharts();
     void plot();

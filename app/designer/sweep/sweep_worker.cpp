@@ -4,7 +4,10 @@
 
 namespace tideline::designer {
 
-SweepWorker::SweepWorker(QObject *parent) : QObject(parent) {}
+SweepWorker::SweepWorker(QObject *parent)
+    : QObject(parent)
+{
+}
 
 SweepWorker::~SweepWorker()
 {
