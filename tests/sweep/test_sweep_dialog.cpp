@@ -17,6 +17,7 @@
 #include <QApplication>
 #include <QChart>
 #include <QChartView>
+#include <QLabel>
 #include <QMouseEvent>
 #include <QScatterSeries>
 #include <QScreen>

@@ -116,10 +116,16 @@ std::string makeAxis(const PipelineSpec &spec,
     const std::string what = node + "." + param;
     const int index = spec.nodeIndex(node);
     if (index < 0) {
-        std::vector<std::string> ids;
-        for (const auto &n : spec.nodes)
+        // The guess is among the nodes that have such a param, if any does.
+        std::vector<std::string> ids, withParam;
+        for (const auto &n : spec.nodes) {
             ids.push_back(n.id);
-        const std::string guess = closestMatch(node, ids);
+            if (const NodeKind *k = findNodeKind(n.kind); k && k->param(param))
+                withParam.push_back(n.id);
+        }
+        std::string guess = closestMatch(node, withParam);
+        if (guess.empty())
+            guess = closestMatch(node, ids);
         return "--sweep " + what + ": the pipeline has no node `" + node + "`"
                + (guess.empty() ? "" : "; did you mean `" + guess + "." + param + "`?")
                + " (its nodes: " + joined(ids) + ")";
