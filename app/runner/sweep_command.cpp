@@ -23,7 +23,10 @@ extern "C" void onSweepSignal(int)
 
 } // namespace
 
-int runSweepCommand(const CliOptions &opt, const PipelineSpec &spec, const std::string &baseDir)
+int runSweepCommand(const CliOptions &opt,
+                    const PipelineSpec &spec,
+                    const std::string &baseDir,
+                    const SweepInput &input)
 {
     sweep::Plan plan;
     for (const auto &text : opt.sweeps) {
@@ -36,15 +39,18 @@ int runSweepCommand(const CliOptions &opt, const PipelineSpec &spec, const std::
             return 2;
         }
     }
-    // A replay (a recording in place of the sources) would make any pipeline bounded; until
-    // --replay plugs in through Options::configureJob the sources themselves must end.
-    if (std::string e = sweep::checkBounded(spec, "--sweep"); !e.empty()) {
+    // A replay (a recording in place of the sources, SweepInput) makes any pipeline bounded;
+    // without one the sources themselves must end.
+    if (std::string e = input.bounded ? std::string() : sweep::checkBounded(spec, "--sweep");
+        !e.empty()) {
         log::error(e, {{"file", opt.pipeline}});
         return 2;
     }
     sweep::Options so;
     so.baseDir = baseDir;
     so.jobs = opt.sweepJobs;
+    so.configureJob = input.configureJob;
+    so.skipBoundedCheck = input.bounded;
     so.cancel = &g_cancel;
     so.onProgress = [](const sweep::Progress &p) {
         log::info("sweep: " + std::to_string(p.done) + "/" + std::to_string(p.total)

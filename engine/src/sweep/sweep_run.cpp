@@ -213,6 +213,15 @@ Result run(const PipelineSpec &spec, const Plan &plan, const Options &options)
     if (total == 0)
         return result;
 
+    // A source that never ends would hold its worker forever: refuse before anything runs.
+    if (std::string e = options.skipBoundedCheck ? std::string() : checkBounded(spec, "A sweep");
+        !e.empty()) {
+        for (std::size_t i = 0; i < total; ++i) {
+            result.rows[i].values = plan.valuesOf(i);
+            result.rows[i].error = e;
+        }
+        return result;
+    }
     std::error_code ec;
     std::string pattern
         = ((options.tempRoot.empty() ? fs::temp_directory_path(ec) : fs::path(options.tempRoot))

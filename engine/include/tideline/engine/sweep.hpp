@@ -130,10 +130,12 @@ struct Progress
 
 struct Options
 {
-    std::string baseDir = ".";     ///< folder of the pipeline file (relative paths)
-    int jobs = 0;                  ///< combinations at once; 0 = the machine's cores
-    std::string tempRoot;          ///< where the combinations' folders go ("" = the system's)
-    bool skipBoundedCheck = false; ///< configureJob makes the input bounded (a recording)
+    std::string baseDir = "."; ///< folder of the pipeline file (relative paths)
+    int jobs = 0;              ///< combinations at once; 0 = the machine's cores
+    std::string tempRoot;      ///< where the combinations' folders go ("" = the system's)
+    /// run() refuses (every row an error) a pipeline whose sources never end, unless
+    /// configureJob makes the input bounded (a recording): then set this.
+    bool skipBoundedCheck = false;
     /// Called for each combination, on its worker thread, after the sinks are pointed into the
     /// combination's folder: may change the spec and the job options (e.g. replay a
     /// recording in place of the sources). Returns "" or an error for that combination.
