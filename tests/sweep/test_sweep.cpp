@@ -360,6 +360,17 @@ private slots:
                  qPrintable(r.err));
         QVERIFY2(r.err.contains(QStringLiteral("source `gen`")), qPrintable(r.err));
         QVERIFY2(r.err.contains(QStringLiteral("give it a count")), qPrintable(r.err));
+        // The engine API refuses it too (the designer's path), instead of running forever.
+        const PipelineSpec spec = load(pipeline);
+        sweep::Plan plan;
+        sweep::Axis a;
+        QVERIFY(sweep::parseAxis("wm.max_out_of_orderness_ms=0,1", spec, a).empty());
+        QVERIFY(sweep::addAxis(plan, a).empty());
+        const sweep::Result result = sweep::run(spec, plan, {});
+        QCOMPARE(result.rows.size(), std::size_t(2));
+        for (const auto &row : result.rows)
+            QVERIFY2(row.error.find("needs a bounded input") != std::string::npos,
+                     row.error.c_str());
     }
 
     void anInvalidCombinationIsARowNotACrash()
