@@ -297,7 +297,7 @@ private slots:
         QTest::newRow("not an integer") << QStringList{"--sweep", "wm.max_out_of_orderness_ms=0,5s"}
                                         << QStringList{"`5s` is not an integer", "milliseconds"};
         QTest::newRow("out of range") << QStringList{"--sweep", "wm.max_out_of_orderness_ms=-5"}
-                                      << QStringList{"`-5` is out of range", "at least 0"};
+                                      << QStringList{"`-5` is out of range", "takes 0 to"};
         QTest::newRow("not a choice") << QStringList{"--sweep", "w.type=tumbling,hopping"}
                                       << QStringList{"`hopping` is not one of", "sliding"};
         QTest::newRow("not one value") << QStringList{"--sweep", "w.key=a,b"}
