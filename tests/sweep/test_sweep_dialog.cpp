@@ -75,7 +75,7 @@ class SweepDialogTest : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void sweepPlotsAppliesAndUndoes()
     {
         testing::TempDir dir;

@@ -401,7 +401,7 @@ void SweepDialog::onFinished()
     if (failed)
         text += QLatin1Char(' ') + tr("%n failed (first: %1).", nullptr, failed).arg(firstError);
     m_status->setText(text);
-    emit sweepFinished();
+    Q_EMIT sweepFinished();
 }
 
 void SweepDialog::plot()
@@ -541,7 +541,7 @@ bool SweepDialog::applyCombination(std::size_t row)
     undo->endMacro();
     m_status->setText(tr("Applied %1 (Edit > Undo puts the previous values back).")
                           .arg(what.join(QStringLiteral(", "))));
-    emit combinationApplied(static_cast<int>(row));
+    Q_EMIT combinationApplied(static_cast<int>(row));
     return true;
 }
 

@@ -60,7 +60,7 @@ public:
     /// the swept nodes are gone).
     bool applyCombination(std::size_t row);
 
-signals:
+Q_SIGNALS:
     void sweepFinished();
     void combinationApplied(int row);
 

@@ -45,7 +45,7 @@ bool SweepWorker::start(const PipelineSpec &spec,
             const int done = static_cast<int>(p.done);
             const int total = static_cast<int>(p.total);
             QMetaObject::invokeMethod(
-                this, [this, done, total] { emit progress(done, total); }, Qt::QueuedConnection);
+                this, [this, done, total] { Q_EMIT progress(done, total); }, Qt::QueuedConnection);
         };
         m_workerResult = sweep::run(spec, plan, options);
     });
@@ -68,7 +68,7 @@ void SweepWorker::onWorkerDone()
     delete m_thread;
     m_thread = nullptr;
     m_result = std::move(m_workerResult);
-    emit finished();
+    Q_EMIT finished();
 }
 
 } // namespace tideline::designer

@@ -39,7 +39,7 @@ public:
     const sweep::Result &result() const { return m_result; }
     const sweep::Plan &plan() const { return m_plan; }
 
-signals:
+Q_SIGNALS:
     void progress(int done, int total);
     void finished();
 
