@@ -14,6 +14,8 @@
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFileInfo>
+#include <QGraphicsRectItem>
+#include <QGraphicsSimpleTextItem>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -125,7 +127,7 @@ SweepDialog::SweepDialog(PipelineDocument &doc, QWidget *parent)
     m_axes->horizontalHeader()->setStretchLastSection(true);
     m_axes->verticalHeader()->hide();
     m_axes->setMinimumHeight(110);
-    m_axes->setMaximumHeight(170);
+    m_axes->setMaximumHeight(130);
     layout->addWidget(m_axes);
 
     auto *rowButtons = new QHBoxLayout;
@@ -157,6 +159,10 @@ SweepDialog::SweepDialog(PipelineDocument &doc, QWidget *parent)
     charts->addWidget(m_stateView, 1);
     layout->addLayout(charts, 1);
 
+    m_legend = new QLabel(this);
+    m_legend->setObjectName(QStringLiteral("sweepLegend"));
+    m_legend->setWordWrap(true);
+    layout->addWidget(m_legend);
     auto *hint = new QLabel(tr("Hover a point to see its values and figures; click it to apply "
                                "its values to the pipeline (Edit > Undo puts them back)."),
                             this);
@@ -209,9 +215,17 @@ void SweepDialog::buildCharts()
         series->attachAxis(x);
         series->attachAxis(y);
         styleAxis(y, tr("completeness (%)"));
+        x->setLabelFormat(QStringLiteral("%.0f"));
+        y->setLabelFormat(QStringLiteral("%.0f"));
+        // Round completeness ticks (multiples of the interval) whatever the range.
+        y->setTickType(QValueAxis::TicksDynamic);
+        y->setTickAnchor(0);
         view = new QChartView(chart, this);
         view->setRenderHint(QPainter::Antialiasing);
         view->setMinimumSize(360, 300);
+        connect(chart, &QChart::plotAreaChanged, this, [this, chart, series] {
+            placeLabels(chart, series, chart == m_latencyChart ? m_latencyLabels : m_stateLabels);
+        });
         const std::vector<std::size_t> *pointRows = &rows; // a member: lives as long as we do
         connect(series, &QScatterSeries::hovered, this,
                 [this, series, pointRows](const QPointF &p, bool state) {
@@ -227,7 +241,7 @@ void SweepDialog::buildCharts()
     m_latencyView->setObjectName(QStringLiteral("sweepLatencyChart"));
     m_stateView->setObjectName(QStringLiteral("sweepStateChart"));
     styleAxis(qobject_cast<QValueAxis *>(m_latencyChart->axes(Qt::Horizontal).first()),
-              tr("latency p99 (ms of event time behind the newest event)"));
+              tr("latency p99 (ms, event time)"));
     styleAxis(qobject_cast<QValueAxis *>(m_stateChart->axes(Qt::Horizontal).first()),
               tr("peak state (entries)"));
 }
@@ -385,6 +399,7 @@ void SweepDialog::onFinished()
     m_run->setEnabled(true);
     m_cancel->setEnabled(false);
     m_progress->setVisible(false);
+    updateCount();
     plot();
     const sweep::Result &r = result();
     int failed = 0;
@@ -432,14 +447,85 @@ void SweepDialog::plot()
         axis->setRange(lo, hi);
         axis->applyNiceNumbers();
     };
-    // Room around the points so none sits on an axis; completeness up to just above 100 %.
-    const double yLow = std::max(0.0, std::floor(minCompleteness - 5));
-    axisRange(m_latencyChart, Qt::Horizontal, 0, std::max(1.0, maxLatency * 1.1));
-    axisRange(m_stateChart, Qt::Horizontal, 0, std::max(1.0, maxState * 1.1));
+    // Room around the points so none sits on an axis (labels go right of the points: more
+    // room on the right); completeness in round steps up to just above 100 %.
+    axisRange(m_latencyChart, Qt::Horizontal, 0, std::max(1.0, maxLatency * 1.3));
+    axisRange(m_stateChart, Qt::Horizontal, 0, std::max(1.0, maxState * 1.3));
+    const double span = 100.0 - minCompleteness;
+    const double step = span <= 4 ? 1 : span <= 9 ? 2 : span <= 22 ? 5 : span <= 45 ? 10 : 20;
+    const double yLow = std::max(0.0, std::floor((minCompleteness - step / 2) / step) * step);
     for (QChart *chart : {m_latencyChart, m_stateChart}) {
         auto *y = qobject_cast<QValueAxis *>(chart->axes(Qt::Vertical).first());
-        y->setRange(yLow, 100.0 + (100.0 - yLow) * 0.05);
-        y->setLabelFormat(QStringLiteral("%.0f"));
+        y->setRange(yLow, 100.0 + step / 2);
+        y->setTickInterval(step);
+    }
+    labelPoints(m_latencyChart, m_latencySeries, m_latencyRows, m_latencyLabels);
+    labelPoints(m_stateChart, m_stateSeries, m_stateRows, m_stateLabels);
+    m_legend->setText(r.axes.empty() ? QString() : tr("Point labels: %1.").arg(q([&r] {
+        std::string s;
+        for (const auto &a : r.axes)
+            s += (s.empty() ? "" : " / ") + a;
+        return s;
+    }())));
+}
+
+void SweepDialog::labelPoints(QChart *chart,
+                              QScatterSeries *series,
+                              const std::vector<std::size_t> &rows,
+                              std::vector<QGraphicsSimpleTextItem *> &labels)
+{
+    for (auto *l : labels)
+        delete l->parentItem(); // its backdrop, which owns it
+    labels.clear();
+    const sweep::Result &r = result();
+    const auto pts = series->points();
+    std::vector<bool> done(static_cast<std::size_t>(pts.size()), false);
+    for (int i = 0; i < pts.size(); ++i) {
+        if (done[static_cast<std::size_t>(i)])
+            continue;
+        // Every combination at this very point, one line each.
+        QStringList lines;
+        for (int j = i; j < pts.size(); ++j)
+            if (pts[j] == pts[i] && static_cast<std::size_t>(j) < rows.size()) {
+                done[static_cast<std::size_t>(j)] = true;
+                QStringList values;
+                for (const auto &v : r.rows[rows[static_cast<std::size_t>(j)]].values)
+                    values << valueText(v);
+                lines << values.join(QStringLiteral(" / "));
+            }
+        // On a light backdrop, so a grid line never runs through the text.
+        auto *back = new QGraphicsRectItem(chart);
+        auto *label = new QGraphicsSimpleTextItem(lines.join(QLatin1Char('\n')), back);
+        label->setFont(widgets::relativeFont(1));
+        label->setBrush(QColor(0x1f, 0x29, 0x37));
+        label->setData(0, pts[i]);
+        back->setRect(label->boundingRect().adjusted(-3, -1, 3, 1));
+        back->setBrush(QColor(255, 255, 255, 225));
+        back->setPen(Qt::NoPen);
+        back->setZValue(1000);                       // above the grid and axes QtCharts draws
+        back->setAcceptedMouseButtons(Qt::NoButton); // a click goes to the point below
+        label->setAcceptedMouseButtons(Qt::NoButton);
+        labels.push_back(label);
+    }
+    placeLabels(chart, series, labels);
+}
+
+void SweepDialog::placeLabels(QChart *chart,
+                              QScatterSeries *series,
+                              const std::vector<QGraphicsSimpleTextItem *> &labels)
+{
+    const QRectF area = chart->plotArea();
+    for (auto *label : labels) {
+        const QPointF at = chart->mapToPosition(label->data(0).toPointF(), series);
+        const QRectF box = label->boundingRect();
+        // Right of the marker, vertically centred (into the chart's right margin if need be);
+        // left of it only when it would leave the chart.
+        QPointF pos(at.x() + 12, at.y() - box.height() / 2);
+        if (pos.x() + box.width() > chart->rect().right() - 4)
+            pos.setX(at.x() - 12 - box.width());
+        pos.setY(
+            std::clamp(pos.y(), area.top(), std::max(area.top(), area.bottom() - box.height())));
+        label->parentItem()->setPos(pos);
     }
 }
 

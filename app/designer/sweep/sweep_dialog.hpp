@@ -15,6 +15,7 @@
 #include <vector>
 
 class QChart;
+class QGraphicsSimpleTextItem;
 class QChartView;
 class QLabel;
 class QProgressBar;
@@ -77,6 +78,15 @@ private:
     void updateCount();
     void buildCharts();
     void plot();
+    /// Labels each point with its combination's values (QtCharts 6.4 has no per-point text):
+    /// one label per distinct point, placed again whenever the plot area moves.
+    void labelPoints(QChart *chart,
+                     QScatterSeries *series,
+                     const std::vector<std::size_t> &rows,
+                     std::vector<QGraphicsSimpleTextItem *> &labels);
+    void placeLabels(QChart *chart,
+                     QScatterSeries *series,
+                     const std::vector<QGraphicsSimpleTextItem *> &labels);
 
     PipelineDocument &m_doc;
     SweepWorker *m_worker;
@@ -86,6 +96,7 @@ private:
     QPushButton *m_cancel;
     QProgressBar *m_progress;
     QLabel *m_status;
+    QLabel *m_legend = nullptr;
     QChart *m_latencyChart = nullptr;
     QChart *m_stateChart = nullptr;
     QChartView *m_latencyView = nullptr;
@@ -94,6 +105,8 @@ private:
     QScatterSeries *m_stateSeries = nullptr;
     std::vector<std::size_t> m_latencyRows;
     std::vector<std::size_t> m_stateRows;
+    std::vector<QGraphicsSimpleTextItem *> m_latencyLabels;
+    std::vector<QGraphicsSimpleTextItem *> m_stateLabels;
 };
 
 } // namespace tideline::designer
