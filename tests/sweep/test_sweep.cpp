@@ -47,11 +47,12 @@ Cli runCli(const QStringList &args)
 // W >= e - 1 + lateness; a row's event time is e - 1):
 //   ts: 1000 5000 12000 8000 15000 21000 9000 25000
 // delay 0, lateness 0: 8000 and 9000 late; rows [0,10) at max 12000 (latency 2001), [10,20)
-//   at 21000 (1001), [20,30) at the end (25000 - 29999 -> 0). accepted 6, peak 2 entries.
+//   at 21000 (1001), [20,30) flushed at the end of the input (no latency sample: results_at_end
+//   1, in every combination). accepted 6, latencies 1001 2001, peak 2 entries.
 // delay 0, lateness 5000: 8000 updates [0,10) (late accepted, a 4th row at 12000: 2001);
-//   9000 late (W 20999 >= 14999). accepted 7, latencies 0 1001 2001 2001, peak 2.
+//   9000 late (W 20999 >= 14999). accepted 7, latencies 1001 2001 2001, peak 2.
 // delay 3000, lateness 0: W after 12000 is 8999, so 8000 is on time; [0,10) fires at 15000
-//   (5001), [10,20) at 25000 (5001), [20,30) at the end (0); 9000 late. accepted 7, peak 2.
+//   (5001), [10,20) at 25000 (5001), [20,30) at the end; 9000 late. accepted 7, peak 2.
 // delay 3000, lateness 5000: as above, but [0,10) stays until W 17999 (after 21000): three
 //   windows open at once (peak 3); 9000 still late (17999 >= 14999). accepted 7.
 // Completeness: accepted / 7, so 6/7 for the first and 1 for the others.
@@ -131,7 +132,7 @@ private slots:
             std::int64_t peak;
         };
         const Expect expect[] = {{0, 0, 2, 0, 3, 6, 1001, 2001, 2},
-                                 {0, 5000, 1, 1, 4, 7, 1001, 2001, 2},
+                                 {0, 5000, 1, 1, 4, 7, 2001, 2001, 2},
                                  {3000, 0, 1, 0, 3, 7, 5001, 5001, 2},
                                  {3000, 5000, 1, 0, 3, 7, 5001, 5001, 3}};
         for (std::size_t i = 0; i < 4; ++i) {
@@ -146,6 +147,7 @@ private slots:
             QVERIFY2(row.lateDropped == e.lateDropped, what);
             QVERIFY2(row.lateAccepted == e.lateAccepted, what);
             QVERIFY2(row.results == e.results, what);
+            QVERIFY2(row.resultsAtEnd == 1, what);
             QVERIFY2(row.accepted == e.accepted, what);
             QVERIFY2(qFuzzyCompare(row.completeness, static_cast<double>(e.accepted) / 7.0), what);
             QVERIFY2(row.latencyP50Ms && *row.latencyP50Ms == e.p50, what);
@@ -271,7 +273,8 @@ private slots:
                  5000);
         QCOMPARE(r1.value(QStringLiteral("late_accepted")).toInteger(), 1);
         QCOMPARE(r1.value(QStringLiteral("results")).toInteger(), 4);
-        QCOMPARE(r1.value(QStringLiteral("latency_p50_ms")).toDouble(), 1001.0);
+        QCOMPARE(r1.value(QStringLiteral("latency_p50_ms")).toDouble(), 2001.0);
+        QCOMPARE(r1.value(QStringLiteral("results_at_end")).toInteger(), 1);
         QCOMPARE(doc.object().value(QStringLiteral("axes")).toArray().size(), 2);
 
         const Cli text = run(QStringLiteral("text"));

@@ -461,12 +461,16 @@ void SweepDialog::plot()
     }
     labelPoints(m_latencyChart, m_latencySeries, m_latencyRows, m_latencyLabels);
     labelPoints(m_stateChart, m_stateSeries, m_stateRows, m_stateLabels);
-    m_legend->setText(r.axes.empty() ? QString() : tr("Point labels: %1.").arg(q([&r] {
-        std::string s;
-        for (const auto &a : r.axes)
-            s += (s.empty() ? "" : " / ") + a;
-        return s;
-    }())));
+    std::string axes;
+    for (const auto &a : r.axes)
+        axes += (axes.empty() ? "" : " / ") + a;
+    QString legend = axes.empty() ? QString() : tr("Point labels: %1.").arg(q(axes));
+    if (const auto missing = m_stateRows.size() - m_latencyRows.size(); missing > 0)
+        legend += QLatin1Char(' ')
+                  + tr("%n combination(s) without a latency (every result came out only when "
+                       "the input ended) are on the right plot only.",
+                       nullptr, static_cast<int>(missing));
+    m_legend->setText(legend);
 }
 
 void SweepDialog::labelPoints(QChart *chart,

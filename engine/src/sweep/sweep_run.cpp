@@ -98,7 +98,11 @@ double nearestRank(const std::vector<std::int64_t> &sorted, double p)
 struct Collector
 {
     std::int64_t results = 0;
+    std::int64_t flushedAtEnd = 0; ///< results emitted once every source had ended
     std::vector<std::int64_t> latencies;
+    std::set<std::string> sourcesEnded;
+    std::size_t sources = 0;
+    bool inputEnded = false;
 };
 
 void runOne(const PipelineSpec &base,
@@ -140,6 +144,21 @@ void runOne(const PipelineSpec &base,
         return;
     }
     Collector collected;
+    // The end of the input: once every source has sent its final watermark, what comes out is
+    // the flush of what was still open — in a stream it would come out later, so it is no
+    // latency sample (a session gap longer than the input would otherwise show 0).
+    std::set<std::string> sourceIds;
+    for (const auto &n : spec.nodes)
+        if (const NodeKind *kind = findNodeKind(n.kind); kind && kind->isSource)
+            sourceIds.insert(n.id);
+    collected.sources = sourceIds.size();
+    job->setWatermarkTap([&collected, sourceIds](const observe::WatermarkTapEvent &e) {
+        if (e.which != observe::WatermarkTapEvent::Which::Output || e.watermark != kMaxTime
+            || !sourceIds.contains(e.node))
+            return;
+        collected.sourcesEnded.insert(e.node);
+        collected.inputEnded = collected.sourcesEnded.size() == collected.sources;
+    });
     for (const auto &[sink, producers] : resultProducers(spec)) {
         const int idx = spec.nodeIndex(sink);
         if (idx < 0 || spec.nodes[static_cast<std::size_t>(idx)].kind.rfind("sink.", 0) != 0)
@@ -154,7 +173,9 @@ void runOne(const PipelineSpec &base,
                 if (!from.contains(e.from))
                     return; // a late or error record sent aside, not a result
                 ++collected.results;
-                if (e.eventTime && e.maxEventTime)
+                if (collected.inputEnded)
+                    ++collected.flushedAtEnd;
+                else if (e.eventTime && e.maxEventTime)
                     collected.latencies.push_back(
                         std::max<std::int64_t>(0, *e.maxEventTime - *e.eventTime));
             },
@@ -191,6 +212,7 @@ void runOne(const PipelineSpec &base,
             }
     }
     row.results = collected.results;
+    row.resultsAtEnd = collected.flushedAtEnd;
     std::sort(collected.latencies.begin(), collected.latencies.end());
     if (!collected.latencies.empty()) {
         row.latencyP50Ms = nearestRank(collected.latencies, 50);

@@ -122,6 +122,7 @@ void writeJson(const Result &result, std::ostream &out)
             row["late_dropped"] = r.lateDropped;
             row["late_accepted"] = r.lateAccepted;
             row["results"] = r.results;
+            row["results_at_end"] = r.resultsAtEnd;
             row["completeness"] = r.completeness;
             row["latency_p50_ms"] = r.latencyP50Ms ? Json(*r.latencyP50Ms) : Json();
             row["latency_p99_ms"] = r.latencyP99Ms ? Json(*r.latencyP99Ms) : Json();

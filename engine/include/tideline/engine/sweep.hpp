@@ -29,8 +29,10 @@
 // - latency: for each result row, the largest event time any watermark node had let through
 //   when the row reached its sink, minus the row's own event time (a window's row carries its
 //   end - 1 ms), clamped at 0: how far event time had moved on before the result came out.
-//   Rows emitted at the end of input count too (measured against the last event time seen).
-//   p50 / p99 are nearest-rank percentiles over all result rows with an event time.
+//   p50 / p99 are nearest-rank percentiles over the result rows with an event time that came
+//   out before the input ended; rows flushed once every source had ended (windows or sessions
+//   the watermark never reached) are left out — in a stream they would come out later — and
+//   counted in resultsAtEnd. No such row: no latency (nullopt, "-").
 // - peak_state_entries / peak_state_bytes: summed over nodes, each node's highest state figures
 //   (NodeMetrics::peakStateEntries/Bytes, JobOptions::trackPeakState).
 //
@@ -104,6 +106,7 @@ struct Row
     std::int64_t lateDropped = 0;
     std::int64_t lateAccepted = 0;
     std::int64_t results = 0;
+    std::int64_t resultsAtEnd = 0; ///< of results, flushed at the end of the input (JSON only)
     std::int64_t accepted = 0; ///< records the late-capable nodes kept (completeness' numerator)
     double completeness = 1.0;
     std::optional<double> latencyP50Ms; ///< nullopt: no result row had an event time
