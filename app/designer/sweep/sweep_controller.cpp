@@ -34,8 +34,10 @@ SweepController::SweepController(MainWindow &window)
 SweepDialog *SweepController::open()
 {
     // A dialog is for one document: a new pipeline gets a new dialog.
-    if (m_dialog && m_dialog->property("documentPath") != m_window.document().filePath())
-        m_dialog->close();
+    if (m_dialog && m_dialog->property("documentPath") != m_window.document().filePath()) {
+        m_dialog->close(); // deletes itself later (WA_DeleteOnClose)
+        m_dialog = nullptr;
+    }
     if (!m_dialog) {
         m_dialog = new SweepDialog(m_window.document(), &m_window);
         m_dialog->setAttribute(Qt::WA_DeleteOnClose);
