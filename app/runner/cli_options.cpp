@@ -56,6 +56,16 @@ Options:
                           checkpoints are off for a replay
   --replay-speed N|max    pace of a replay: max (flat out, the default), 1 (as recorded)
                           or N times as fast
+  --sweep NODE.PARAM=V1,V2,...
+                          what-if sweep (repeatable): run the (bounded) pipeline once per
+                          combination of the values, in parallel, each in a temp folder,
+                          and print one row per combination: late_dropped, late_accepted,
+                          results, completeness, latency_p50_ms, latency_p99_ms,
+                          peak_state_entries, peak_state_bytes (pipelines/README.md,
+                          "What-if sweeps")
+  --sweep-jobs N          combinations run at once (default: the machine's cores)
+  --sweep-format text|csv|json
+                          the sweep table's format (default text)
   --metrics-listen ADDR   serve Prometheus metrics (GET /metrics) and GET /health on ADDR:
                           PORT or 127.0.0.1:PORT bind loopback only; another address
                           (0.0.0.0:PORT, [::]:PORT, a LAN address) only when written out
@@ -156,6 +166,21 @@ std::string parseCli(int argc, char **argv, CliOptions &out)
                     || out.replaySpeed > 1e6)
                     return "--replay-speed must be max or a factor above 0 (1 = as recorded)";
             }
+        } else if (a == "--sweep") {
+            if (!value(tmp) || tmp.empty())
+                return "--sweep needs NODE.PARAM=V1,V2,...";
+            out.sweeps.push_back(tmp);
+        } else if (a == "--sweep-jobs") {
+            if (!value(tmp))
+                return "--sweep-jobs needs a number";
+            auto r = std::from_chars(tmp.data(), tmp.data() + tmp.size(), out.sweepJobs);
+            if (r.ec != std::errc() || r.ptr != tmp.data() + tmp.size() || out.sweepJobs <= 0)
+                return "--sweep-jobs must be a positive number of combinations run at once";
+        } else if (a == "--sweep-format") {
+            if (!value(out.sweepFormat)
+                || (out.sweepFormat != "text" && out.sweepFormat != "csv"
+                    && out.sweepFormat != "json"))
+                return "--sweep-format must be text, csv or json";
         } else if (a == "--metrics-listen") {
             if (!value(out.metricsListen))
                 return "--metrics-listen needs PORT or HOST:PORT";
@@ -197,6 +222,16 @@ std::string parseCli(int argc, char **argv, CliOptions &out)
         return "--replay runs the pipeline from the start on the recording, without "
                "checkpoints: it cannot be combined with --restore, --savepoint, "
                "--checkpoint-dir, --member or --reset-state";
+    if (out.sweeps.empty() && (out.sweepJobs != 0 || out.sweepFormat != "text"))
+        return "--sweep-jobs and --sweep-format go with --sweep NODE.PARAM=V1,V2,...";
+    // Each combination runs from the beginning in its own temp folder (--replay may feed it).
+    if (!out.sweeps.empty()
+        && (out.validateOnly || !out.expectDir.empty() || !out.restoreFrom.empty()
+            || !out.savepointDir.empty() || !out.checkpointDir.empty() || out.member != "default"
+            || !out.metricsFile.empty() || !out.metricsListen.empty() || !out.dumpTable.empty()))
+        return "--sweep runs every combination from the beginning in a temporary folder: it "
+               "cannot be combined with --validate, --expect, --restore, --savepoint, "
+               "--checkpoint-dir, --member, --metrics, --metrics-listen or --dump-table";
     return {};
 }
 

@@ -32,6 +32,10 @@ struct CliOptions
     std::int64_t recordMaxRecords = 0, recordMaxBytes = 0, recordMaxDurationMs = 0;
     std::string replayDir;  ///< --replay: run on the recording in DIR instead of the sources
     double replaySpeed = 0; ///< 0 = flat out, 1 = as recorded, N = N times faster
+    std::vector<std::string>
+        sweeps;        ///< --sweep NODE.PARAM=V1,V2,... (checked against the pipeline later)
+    int sweepJobs = 0; ///< combinations at once (0 = the machine's cores)
+    std::string sweepFormat = "text"; ///< text, csv or json
 };
 
 /// Parses argv. Returns "" or a usage error.

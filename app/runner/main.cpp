@@ -4,6 +4,7 @@
 #include "log.hpp"
 #include "metrics_server.hpp"
 #include "record_replay.hpp"
+#include "sweep_command.hpp"
 
 #include <tideline/engine/catalog_markdown.hpp>
 #include <tideline/engine/client_log.hpp>
@@ -106,6 +107,9 @@ int main(int argc, char **argv)
                           {{"file", opt.pipeline}});
         return 0;
     }
+
+    if (!opt.sweeps.empty()) // what-if sweep: every combination in its own temp folder
+        return runner::runSweepCommand(opt, *loaded.spec, baseDir);
 
     std::ofstream metricsOut;
     if (!opt.metricsFile.empty()) {

@@ -27,6 +27,8 @@ std::string nodeMetricsLine(const observe::NodeMetrics &m, std::int64_t tMs)
     if (m.stateSpilled > 0) // extension: settings.state "rocksdb" only
         j["state_spilled"] = m.stateSpilled;
     j["open_windows"] = m.openWindows;
+    if (m.lateAccepted > 0) // extension: windows with allowed lateness only
+        j["late_accepted"] = m.lateAccepted;
     return j.dump();
 }
 

@@ -17,10 +17,6 @@ namespace tideline::expected {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-/// Why a source would never end, read as the source reads its params (the catalog's defaults
-/// for what the file omits: a generator without `count` makes 1,000 events), or "".
 std::string unboundedSource(const NodeSpec &n)
 {
     const NodeKind *kind = findNodeKind(n.kind);
@@ -35,6 +31,8 @@ std::string unboundedSource(const NodeSpec &n)
         return "params.count is 0 (unbounded; give it a count)";
     return {};
 }
+
+namespace {
 
 /// What a sink's rows are, from the edges into it: a window's rows are named by its key and
 /// bounds; anything else (or a mix of producers) by the whole row.

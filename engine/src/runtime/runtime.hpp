@@ -176,6 +176,8 @@ private:
                 std::string_view raw);
     void tapWatermark(int node, observe::WatermarkTapEvent::Which which, Timestamp w);
     Timestamp tapWatermarkOf(const Node &node) const;
+    void samplePeakState(Node &node, Timestamp w); // JobOptions::trackPeakState (taps.cpp)
+    std::vector<std::int64_t> m_peakSampledAt;     // per node: recordsIn at the last sample
     void onInboundWatermark(int node, int slot, Timestamp w);
     void recomputeCombined(int node);
     void finishAll();

@@ -6,6 +6,8 @@
 
 #include <tideline/engine/record_json.hpp>
 
+#include <algorithm>
+
 namespace tideline {
 
 bool Runtime::setTap(const std::string &nodeId,
@@ -55,10 +57,35 @@ void Runtime::tapIn(const Target &t, const Record &record)
     Timestamp w = tapWatermarkOf(node);
     if (w != kMinTime)
         e.watermark = w;
-    e.recordJson = toJson(record);
+    for (const Node &n : m_nodes) // only when tapped: how far event time has got
+        if (n.kind->assignsEventTime && n.metrics.maxEventTime
+            && (!e.maxEventTime || *n.metrics.maxEventTime > *e.maxEventTime))
+            e.maxEventTime = n.metrics.maxEventTime;
+    if (node.tapFilter.recordJson)
+        e.recordJson = toJson(record);
     e.recordsRead = m_recordsRead;
     e.processingTimeMs = m_lastTickMs;
     (*node.tap)(e);
+}
+
+void Runtime::samplePeakState(Node &node, Timestamp w)
+{
+    // Some operators count their bytes in O(keys) (sessions), so a node is read again only
+    // after peak/16 more records came in (amortised O(1) per record) and at the end of input:
+    // exact while the peak is under 16 entries, else low by at most 1/16 of it per record's
+    // fan-out.
+    const auto idx = static_cast<std::size_t>(&node - m_nodes.data());
+    if (m_peakSampledAt.size() < m_nodes.size())
+        m_peakSampledAt.resize(m_nodes.size(), -1);
+    const std::int64_t since = node.metrics.recordsIn - m_peakSampledAt[idx];
+    if (!node.op
+        || (w != kMaxTime && since < std::max<std::int64_t>(1, node.metrics.peakStateEntries / 16)))
+        return;
+    m_peakSampledAt[idx] = node.metrics.recordsIn;
+    observe::NodeMetrics now; // reportMetrics fills in the state figures
+    node.op->reportMetrics(now);
+    node.metrics.peakStateEntries = std::max(node.metrics.peakStateEntries, now.stateEntries);
+    node.metrics.peakStateBytes = std::max(node.metrics.peakStateBytes, now.stateBytes);
 }
 
 void Runtime::tapOut(int nodeIdx,
@@ -91,7 +118,7 @@ void Runtime::tapOut(int nodeIdx,
     Timestamp w = role == PortRole::Data ? tapWatermarkOf(node) : watermark;
     if (w != kMinTime)
         e.watermark = w;
-    if (!record.empty())
+    if (!record.empty() && node.tapFilter.recordJson)
         e.recordJson = toJson(record);
     e.reason = std::string(reason);
     e.raw = std::string(raw.substr(0, 4096));

@@ -79,6 +79,9 @@ void Runtime::recomputeCombined(int nodeIdx)
         node.combinedIn = combined;
         if (m_watermarkTap) [[unlikely]]
             tapWatermark(nodeIdx, observe::WatermarkTapEvent::Which::Input, combined);
+        if (m_options.trackPeakState) [[unlikely]]
+            samplePeakState(node,
+                            combined); // state only shrinks in processWatermark: its peak is now
         Output out(*this, nodeIdx);
         node.op->processWatermark(combined, out);
     }

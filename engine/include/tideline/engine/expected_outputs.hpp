@@ -102,6 +102,11 @@ struct Plan
     std::vector<std::string> unchecked;
 };
 
+/// Why source node `n` would never end, read as the source reads its params (the catalog's
+/// defaults for what the file omits: a generator without `count` makes 1,000 events), or ""
+/// (also for a node that is not a source). Shared with what-if sweeps (sweep.hpp).
+[[nodiscard]] std::string unboundedSource(const NodeSpec &n);
+
 /// Points every sink (and the checkpoint dir) of `spec` into `tempDir` and says in `plan` what
 /// each sink's output will be compared as. Refuses (returns the error, "" when ready) a
 /// pipeline that would never end — a check needs bounded inputs — or one without a sink whose

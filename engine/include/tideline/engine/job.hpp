@@ -39,6 +39,9 @@ struct JobOptions
     std::function<void(const observe::MetricsSnapshot &)> onMetrics;
     std::ostream *console = nullptr; ///< sink.console target (default std::cout)
     int batchSize = 256;             ///< records pulled from one source per turn
+    /// Keep NodeMetrics::peakStateEntries/Bytes: the state's figures read before each watermark
+    /// advance of a node (one flag test per advance when off). For what-if sweeps.
+    bool trackPeakState = false;
 
     // --- Checkpoints (settings.checkpoint in the file; these override) ---
     bool fresh = false;                  ///< ignore existing checkpoints

@@ -35,6 +35,9 @@ struct TapEvent
     /// their own output watermark; for late/errors, the watermark the node reported with the
     /// record. nullopt = -inf.
     std::optional<std::int64_t> watermark;
+    /// In only: the largest event time the job's watermark nodes have let through so far
+    /// (how far event time has got when the record arrives). nullopt = none yet.
+    std::optional<std::int64_t> maxEventTime;
     std::string recordJson;       ///< the record as JSON (unwrapped for late/errors)
     std::string reason;           ///< late/errors only: "window_closed", "missing time field", ...
     std::string raw;              ///< errors only: the offending text when there was no record
@@ -61,6 +64,7 @@ struct TapFilter
     bool in = true;            ///< records arriving at the node's inputs
     bool dataOut = true;       ///< records sent on data ports
     bool lateAndErrors = true; ///< records sent to (or dropped at) `late` / `errors`
+    bool recordJson = true;    ///< false: TapEvent::recordJson stays empty (times only, cheap)
 };
 
 using TapCallback = std::function<void(const TapEvent &)>;

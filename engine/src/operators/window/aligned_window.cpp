@@ -124,6 +124,7 @@ public:
         m.stateBytes = static_cast<std::int64_t>(memoryBytes());
         m.stateSpilled = m_spill.entriesSpilled();
         m.errors += m_ignoredValues;
+        m.lateAccepted = m_lateAccepted;
     }
 
     state::SpillStats spillStats() const override
@@ -272,9 +273,11 @@ private:
         }
         m_entries += created ? 1 : 0;
         m_ignoredValues += m_aggs.add(rec, acc);
-        if (p.fired)
+        if (p.fired) {
+            ++m_lateAccepted; // a late record that updated a fired window (allowed lateness)
             emitResult(p.start, p.end, p.table.key(idx), acc,
                        created ? EmitKind::Final : EmitKind::Update, out);
+        }
         // Last: an eviction pass rebuilds tables (acc and idx are stale after it).
         if (inserted && m_spill.tick())
             maybeEvict();
