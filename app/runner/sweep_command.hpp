@@ -17,6 +17,7 @@ namespace tideline::runner {
 struct SweepInput
 {
     std::function<std::string(PipelineSpec &, JobOptions &)> configureJob;
+    std::function<void(const JobOptions &, Job &)> attachJob; ///< once the Job exists
     bool bounded = false; ///< configureJob makes every source end (a recording)
 };
 

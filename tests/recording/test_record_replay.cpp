@@ -11,6 +11,8 @@
 
 #include <QElapsedTimer>
 #include <QProcess>
+
+#include <algorithm>
 #include <QtTest>
 
 #include <csignal>
@@ -27,6 +29,7 @@ struct Run
 {
     int code = -1;
     QString err;
+    QString out;
     qint64 ms = 0;
 };
 
@@ -40,6 +43,7 @@ Run runner(const QStringList &args, int timeoutMs = 60000)
     Run r;
     r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
     r.err = QString::fromUtf8(p.readAllStandardError());
+    r.out = QString::fromUtf8(p.readAllStandardOutput());
     r.ms = t.elapsed();
     return r;
 }
@@ -173,6 +177,48 @@ private slots:
         QVERIFY2(paced.code == 0, qPrintable(paced.err));
         QVERIFY(outputs(d) == first);
         QVERIFY2(paced.ms >= m.durationMs / 2, qPrintable(QString::number(paced.ms)));
+    }
+
+    // --sweep --replay: every combination replays the recording on its own virtual clock, so
+    // two sweeps agree row for row, and the combination with the pipeline's own values has the
+    // results of a single --replay.
+    void sweepRunsEveryCombinationOnTheRecording()
+    {
+        TempDir d;
+        writeFile(d.file("p.json"), kPipeline);
+        writeFile(d.file("in.jsonl"), clicks());
+        const QString pipeline = QString::fromStdString(d.file("p.json"));
+        const QString rec = QString::fromStdString(d.file("rec"));
+        Run live = runner({"--record", rec, pipeline});
+        QVERIFY2(live.code == 0, qPrintable(live.err));
+        clearOutputs(d);
+        Run single = runner({"--replay", rec, pipeline});
+        QVERIFY2(single.code == 0, qPrintable(single.err));
+        const Outputs replayed = outputs(d);
+        const auto lines = [](const std::string &s) {
+            return static_cast<long>(std::count(s.begin(), s.end(), '\n'));
+        };
+        const QStringList sweep = {"--sweep", "gw.size_ms=50,100", "--sweep", "cw.size_ms=10,20",
+                                   "--sweep-format", "csv", "--replay", rec, pipeline};
+        Run a = runner(sweep);
+        QVERIFY2(a.code == 0, qPrintable(a.err + a.out));
+        Run b = runner(sweep);
+        QVERIFY2(b.code == 0, qPrintable(b.err));
+        QCOMPARE(a.out, b.out);
+        const QStringList rows = a.out.trimmed().split('\n');
+        QCOMPARE(rows.size(), 5); // header + 4 combinations
+        const QStringList header = rows[0].split(',');
+        const int results = static_cast<int>(header.indexOf("results"));
+        QVERIFY2(results >= 0, qPrintable(rows[0]));
+        bool found = false;
+        for (const QString &row : rows.mid(1)) {
+            const QStringList cells = row.split(',');
+            if (cells[0] != "50" || cells[1] != "10")
+                continue;
+            found = true;
+            QCOMPARE(cells[results].toLong(), lines(replayed.clicks) + lines(replayed.gen));
+        }
+        QVERIFY2(found, qPrintable(a.out));
     }
 
     void mismatchedPipelineNamesTheSources()

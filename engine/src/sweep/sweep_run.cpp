@@ -143,6 +143,8 @@ void runOne(const PipelineSpec &base,
         row.error = error;
         return;
     }
+    if (options.attachJob)
+        options.attachJob(jo, *job);
     Collector collected;
     // The end of the input: once every source has sent its final watermark, what comes out is
     // the flush of what was still open — in a stream it would come out later, so it is no
@@ -191,7 +193,9 @@ void runOne(const PipelineSpec &base,
         row.error = job->failure();
         return;
     }
-    if (status == Job::Status::Stopped) {
+    // Stopped without a cancel: attachJob's stop (a replayed recording that ran out): the
+    // figures are those of the input there was.
+    if (status == Job::Status::Stopped && options.cancel && options.cancel->load()) {
         row.error = "cancelled";
         return;
     }

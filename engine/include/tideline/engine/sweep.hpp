@@ -143,6 +143,9 @@ struct Options
     /// combination's folder: may change the spec and the job options (e.g. replay a
     /// recording in place of the sources). Returns "" or an error for that combination.
     std::function<std::string(PipelineSpec &, JobOptions &)> configureJob;
+    /// Called for each combination on its worker thread once its Job exists, with the options
+    /// configureJob set (a replay stops the job where its recording runs out).
+    std::function<void(const JobOptions &, Job &)> attachJob;
     /// Called after each combination, from its worker thread (serialised: never two at once).
     std::function<void(const Progress &)> onProgress;
     /// Set from any thread to stop: running combinations stop, the rest do not start.
