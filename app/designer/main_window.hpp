@@ -23,6 +23,7 @@ struct ConnectionId;
 namespace tideline::designer {
 
 class CheckController;
+class LabController;
 class PipelineDocument;
 class PipelineGraphModel;
 struct PipelineHeader;
@@ -42,6 +43,8 @@ public:
     widgets::ProblemsPanel *problemsPanel() const { return m_problems; }
     /// Check against expected outputs / Save outputs as expected (the Test menu).
     CheckController *checkController() const { return m_check; }
+    /// File › Open Lab… and the Lab dock (teaching labs, pipelines/labs/).
+    LabController *labController() const { return m_labs; }
     /// An action by id ("File.Save"), also those added by the check and live views
     /// ("Check.Run"), found by object name.
     QAction *action(const QString &id) const;
@@ -70,6 +73,8 @@ public:
     void setRunConfirmer(RunConfirmer confirmer) { m_confirmRun = std::move(confirmer); }
     /// Save (Save As for an unsaved document), as File > Save does.
     bool saveInteractively() { return save(); }
+    /// Offers to save unsaved changes, as opening another file does; false = cancelled.
+    bool maybeSaveChanges() { return maybeSave(); }
     /// Adds a node of `kind` centred at a scene position; returns its id.
     QString addNode(const QString &kind, const QPointF &scenePos);
     /// File > Pipeline Settings: the dialog, then one undoable command when something changed.
@@ -131,6 +136,7 @@ private:
     widgets::NodeInspector *m_inspector;
     widgets::ProblemsPanel *m_problems;
     CheckController *m_check = nullptr;
+    LabController *m_labs = nullptr;
     QHash<QString, QAction *> m_actions;
     QMenu *m_recentMenu = nullptr;
     QMenu *m_examplesMenu = nullptr;
