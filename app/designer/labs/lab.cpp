@@ -55,7 +55,7 @@ std::optional<Lab> labForPipeline(const QString &pipelinePath)
                                      QRegularExpression::MultilineOption);
     const auto m = heading.match(lab.task);
     lab.title = m.hasMatch() ? m.captured(1).trimmed() : dir.dirName();
-    lab.concept = conceptOf(lab.task);
+    lab.conceptText = conceptOf(lab.task);
     return lab;
 }
 

@@ -14,13 +14,13 @@ namespace tideline::designer {
 
 struct Lab
 {
-    QString dir;      ///< the lab's folder, absolute and clean
-    QString pipeline; ///< dir/pipeline.json
-    QString taskFile; ///< dir/task.md
-    QString expected; ///< dir/expected
-    QString title;    ///< task.md's first heading ("Lab 1 — Fire once: the watermark delay")
-    QString concept;  ///< its "**Concept:**" paragraph, as plain text ("" when it has none)
-    QString task;     ///< task.md's text (Markdown)
+    QString dir;         ///< the lab's folder, absolute and clean
+    QString pipeline;    ///< dir/pipeline.json
+    QString taskFile;    ///< dir/task.md
+    QString expected;    ///< dir/expected
+    QString title;       ///< task.md's first heading ("Lab 1 — Fire once: the watermark delay")
+    QString conceptText; ///< its "**Concept:**" paragraph, as plain text ("" when it has none)
+    QString task;        ///< task.md's text (Markdown)
 };
 
 /// The lab whose starting pipeline is `pipelinePath`; nullopt for any other file (a lab's

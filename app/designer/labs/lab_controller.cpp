@@ -167,7 +167,8 @@ QString LabController::chooseWithDialog(const QList<Lab> &labs)
     list->setAlternatingRowColors(true);
     for (const Lab &lab : labs) {
         auto *item = new QListWidgetItem(
-            lab.concept.isEmpty() ? lab.title : lab.title + QLatin1Char('\n') + lab.concept, list);
+            lab.conceptText.isEmpty() ? lab.title : lab.title + QLatin1Char('\n') + lab.conceptText,
+            list);
         item->setData(Qt::UserRole, lab.pipeline);
         item->setToolTip(lab.dir);
     }
