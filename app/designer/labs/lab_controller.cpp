@@ -90,15 +90,15 @@ bool LabController::check()
     CheckController *c = m_window.checkController();
     if (!m_lab || !c)
         return false;
-    // The lab's own expected outputs, whatever folder was chosen for another pipeline.
-    c->setExpectedDir(m_lab->expected);
-    m_checking = true;
+    // The lab's own expected outputs (its default folder), even when Test › Expected Outputs
+    // Folder… chose another.
+    if (QDir::cleanPath(c->expectedDir()) != m_lab->expected)
+        c->setExpectedDir(m_lab->expected);
     m_panel->setVerdict(LabPanel::Verdict::Running, {});
     if (!c->check()) {
         // finished() said why when it got that far; otherwise say it here.
         if (m_panel->verdict() == LabPanel::Verdict::Running)
             m_panel->setVerdict(LabPanel::Verdict::Error, tr("See the Problems and Check panels."));
-        m_checking = false;
         return false;
     }
     return true;
@@ -106,14 +106,15 @@ bool LabController::check()
 
 void LabController::onFileChanged(const QString &path)
 {
+    CheckController *c = m_window.checkController();
+    // A lab's Check may have pointed the check at the lab's folder: not the next file's.
+    if (m_lab && c && QDir::cleanPath(c->expectedDir()) == m_lab->expected)
+        c->setExpectedDir(QString());
     m_lab = path.isEmpty() ? std::nullopt : labForPipeline(path);
-    m_checking = false;
     if (!m_lab) {
         m_dock->hide();
         return;
     }
-    if (CheckController *c = m_window.checkController())
-        c->setExpectedDir(m_lab->expected);
     m_panel->showLab(*m_lab);
     m_dock->setWindowTitle(tr("Lab: %1").arg(QFileInfo(m_lab->dir).fileName()));
     m_dock->show();
@@ -127,7 +128,6 @@ void LabController::onCheckFinished(const widgets::CheckReport &report)
     // A check of the open lab, from the Lab dock or the Test menu (F7); not Save as expected.
     if (!m_lab || report.save)
         return;
-    m_checking = false;
     const qsizetype total = report.sinks.size();
     qsizetype failing = 0;
     for (const auto &s : report.sinks)

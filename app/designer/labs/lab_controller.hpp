@@ -60,7 +60,6 @@ private:
     QDockWidget *m_dock;
     QAction *m_openAction;
     std::optional<Lab> m_lab;
-    bool m_checking = false; ///< a check started here (or by F7) runs for the open lab
     LabChooser m_chooseLab;
 };
 
