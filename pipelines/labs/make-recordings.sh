@@ -9,5 +9,5 @@ tool=$build/tools/lab-recording/tideline-lab-recording
 for lab in "$here"/*/; do
     [[ -f $lab/task.md ]] || continue
     rm -rf "$lab/recording"
-    "$tool" "$lab/pipeline.json" "$lab/recording"
+    "$tool" "${lab%/}/pipeline.json" "${lab%/}/recording"
 done
