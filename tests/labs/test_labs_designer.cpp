@@ -176,7 +176,8 @@ private Q_SLOTS:
         QVERIFY(labs->lab());
         QCOMPARE(labs->lab()->dir, QDir(dir).absolutePath());
         QVERIFY(labs->dock()->isVisible());
-        QCOMPARE(w.dockWidgetArea(labs->dock()), Qt::RightDockWidgetArea);
+        QCOMPARE(w.dockWidgetArea(labs->dock()), Qt::LeftDockWidgetArea);
+        QVERIFY(!labs->dock()->visibleRegion().isEmpty()); // the tab in front, not the palette's
         const QString task = labs->panel()->taskView()->toPlainText();
         QVERIFY2(task.contains(QStringLiteral("Your task")), qPrintable(task));
         QVERIFY(task.contains(QStringLiteral("Concept:")));

@@ -48,7 +48,11 @@ LabController::LabController(MainWindow &window)
     m_dock->setObjectName(QStringLiteral("labDock"));
     m_dock->setWidget(m_panel);
     m_dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
-    m_window.addDockWidget(Qt::RightDockWidgetArea, m_dock);
+    // Beside the canvas on the left, a tab over the node palette (a lab gives its nodes; the
+    // inspector on the right stays in view to change them).
+    m_window.addDockWidget(Qt::LeftDockWidgetArea, m_dock);
+    if (auto *palette = m_window.findChild<QDockWidget *>(QStringLiteral("paletteDock")))
+        m_window.tabifyDockWidget(palette, m_dock);
     m_dock->hide();
 
     connect(m_panel, &LabPanel::checkRequested, this, [this] { check(); });
@@ -119,8 +123,8 @@ void LabController::onFileChanged(const QString &path)
     m_dock->setWindowTitle(tr("Lab: %1").arg(QFileInfo(m_lab->dir).fileName()));
     m_dock->show();
     m_dock->raise();
-    // Beside the canvas, wide enough to read the task without scrolling sideways.
-    m_window.resizeDocks({m_dock}, {std::max(340, m_window.width() * 3 / 10)}, Qt::Horizontal);
+    // Wide enough to read the task in lines of a few words, not one.
+    m_window.resizeDocks({m_dock}, {std::max(300, m_window.width() * 3 / 10)}, Qt::Horizontal);
 }
 
 void LabController::onCheckFinished(const widgets::CheckReport &report)
