@@ -177,7 +177,7 @@ private Q_SLOTS:
         QCOMPARE(labs->lab()->dir, QDir(dir).absolutePath());
         QVERIFY(labs->dock()->isVisible());
         QCOMPARE(w.dockWidgetArea(labs->dock()), Qt::LeftDockWidgetArea);
-        QVERIFY(!labs->dock()->visibleRegion().isEmpty()); // the tab in front, not the palette's
+        QTRY_VERIFY(!labs->dock()->visibleRegion().isEmpty()); // in front of the palette
         const QString task = labs->panel()->taskView()->toPlainText();
         QVERIFY2(task.contains(QStringLiteral("Your task")), qPrintable(task));
         QVERIFY(task.contains(QStringLiteral("Concept:")));

@@ -11,13 +11,17 @@
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QDockWidget>
+#include <QEvent>
 #include <QFileInfo>
 #include <QLabel>
 #include <QListWidget>
 #include <QMenu>
 #include <QMessageBox>
 #include <QStyle>
+#include <QTimer>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace tideline::designer {
 
@@ -25,7 +29,7 @@ LabController::LabController(MainWindow &window)
     : QObject(&window)
     , m_window(window)
     , m_panel(new LabPanel)
-    , m_dock(new QDockWidget(tr("Lab"), &window))
+    , m_dock(new QDockWidget(tr("Lab"), &window)) // a short tab: the panel has the title
     , m_openAction(
           new QAction(window.style()->standardIcon(QStyle::SP_DirOpenIcon), tr("Open &Lab…"), this))
 {
@@ -46,6 +50,9 @@ LabController::LabController(MainWindow &window)
             }
 
     m_dock->setObjectName(QStringLiteral("labDock"));
+    // Not a column of two words per line (the palette's 160 px), yet small enough that a
+    // 1024 px window still fits beside the Check dock's toolbar and the inspector.
+    m_dock->setMinimumWidth(180);
     m_dock->setWidget(m_panel);
     m_dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
     // Beside the canvas on the left, a tab over the node palette (a lab gives its nodes; the
@@ -55,6 +62,7 @@ LabController::LabController(MainWindow &window)
         m_window.tabifyDockWidget(palette, m_dock);
     m_dock->hide();
 
+    m_window.installEventFilter(this);
     connect(m_panel, &LabPanel::checkRequested, this, [this] { check(); });
     connect(&m_window.document(), &PipelineDocument::filePathChanged, this,
             &LabController::onFileChanged);
@@ -120,11 +128,48 @@ void LabController::onFileChanged(const QString &path)
         return;
     }
     m_panel->showLab(*m_lab);
-    m_dock->setWindowTitle(tr("Lab: %1").arg(QFileInfo(m_lab->dir).fileName()));
     m_dock->show();
     m_dock->raise();
-    // Wide enough to read the task in lines of a few words, not one.
-    m_window.resizeDocks({m_dock}, {std::max(300, m_window.width() * 3 / 10)}, Qt::Horizontal);
+    // Wide enough to read the task in lines of a few words — once the window has its size
+    // (a file opened before the window is shown, or resized right after, keeps the column
+    // at the palette's width otherwise): see eventFilter().
+    m_widen = true;
+    m_widenTries = 0;
+    QTimer::singleShot(0, this, &LabController::widen);
+}
+
+void LabController::widen()
+{
+    if (!m_lab || !m_widen || !m_window.isVisible())
+        return;
+    // The column is the palette's too (one tab group): size the group.
+    QList<QDockWidget *> column{m_dock};
+    if (auto *palette = m_window.findChild<QDockWidget *>(QStringLiteral("paletteDock")))
+        column << palette;
+    const int width = std::clamp(m_window.width() * 3 / 10, 300, 520);
+    m_window.resizeDocks(column, QList<int>(column.size(), width), Qt::Horizontal);
+    // Resizing the palette's tab brings it forward: the Lab's again once that is done.
+    QTimer::singleShot(100, m_dock, &QDockWidget::raise);
+    // Until the window's first layout has settled, a resize may be undone by it: look again
+    // shortly, a few times at most.
+    QTimer::singleShot(150, this, [this, width] {
+        // Wide enough, or as wide as the window allows (a small window: the Check dock's
+        // toolbar and the inspector keep their room): done, with the Lab's tab in front.
+        if (m_dock->width() >= width - 8 || ++m_widenTries >= 3) {
+            m_widen = false;
+            m_dock->raise();
+        } else {
+            widen();
+        }
+    });
+}
+
+bool LabController::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == &m_window && m_widen
+        && (event->type() == QEvent::Show || event->type() == QEvent::Resize))
+        QTimer::singleShot(0, this, &LabController::widen);
+    return QObject::eventFilter(watched, event);
 }
 
 void LabController::onCheckFinished(const widgets::CheckReport &report)

@@ -50,8 +50,12 @@ public:
     using LabChooser = std::function<QString(const QList<Lab> &labs)>;
     void setLabChooser(LabChooser chooser) { m_chooseLab = std::move(chooser); }
 
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
 private:
     void onFileChanged(const QString &path);
+    void widen();
     void onCheckFinished(const widgets::CheckReport &report);
     QString chooseWithDialog(const QList<Lab> &labs);
 
@@ -60,6 +64,8 @@ private:
     QDockWidget *m_dock;
     QAction *m_openAction;
     std::optional<Lab> m_lab;
+    bool m_widen = false; ///< the Lab column still wants its width (the window was not shown)
+    int m_widenTries = 0;
     LabChooser m_chooseLab;
 };
 
