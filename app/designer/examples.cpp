@@ -37,6 +37,9 @@ QStringList exampleFiles()
         QStringList here;
         while (it.hasNext()) {
             const QString f = it.next();
+            // The labs' starting pipelines and solutions are not examples: File › Open Lab….
+            if (QDir(dir).relativeFilePath(f).startsWith(QStringLiteral("labs/")))
+                continue;
             // Data files (lookup tables, inputs) may live next to the pipelines.
             QFile file(f);
             if (file.open(QIODevice::ReadOnly) && file.read(4096).contains("\"tideline/1\""))

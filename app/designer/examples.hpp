@@ -8,7 +8,8 @@
 namespace tideline::designer {
 
 QStringList exampleDirectories();
-/// Every example file, sorted, without duplicates (the first directory wins per relative path).
+/// Every example file, sorted, without duplicates (the first directory wins per relative path);
+/// not the labs in labs/ (a lab's solution is no example: labs/lab.hpp lists them).
 QStringList exampleFiles();
 
 } // namespace tideline::designer

@@ -3,6 +3,7 @@
 #include "auto_layout.hpp"
 #include "catalog_adapter.hpp"
 #include "check/check_controller.hpp"
+#include "labs/lab_controller.hpp"
 #include "commands/add_nodes_command.hpp"
 #include "commands/connect_command.hpp"
 #include "commands/move_nodes_command.hpp"
@@ -90,6 +91,7 @@ MainWindow::MainWindow(QWidget *parent)
     connectViews();
     m_check = new CheckController(*this);
     m_sweep = new SweepController(*this); // Test > What-if Sweep… (after the Test menu exists)
+    m_labs = new LabController(*this);
     statusBar()->addPermanentWidget(m_problemLabel);
     statusBar()->addPermanentWidget(m_zoomLabel);
     m_zoomLabel->setText(QStringLiteral("100%"));

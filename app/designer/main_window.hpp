@@ -24,6 +24,7 @@ namespace tideline::designer {
 
 class CheckController;
 class SweepController;
+class LabController;
 class PipelineDocument;
 class PipelineGraphModel;
 struct PipelineHeader;
@@ -44,6 +45,8 @@ public:
     /// Check against expected outputs / Save outputs as expected (the Test menu).
     CheckController *checkController() const { return m_check; }
     SweepController *sweepController() const { return m_sweep; }
+    /// File › Open Lab… and the Lab dock (teaching labs, pipelines/labs/).
+    LabController *labController() const { return m_labs; }
     /// An action by id ("File.Save"), also those added by the check and live views
     /// ("Check.Run"), found by object name.
     QAction *action(const QString &id) const;
@@ -72,6 +75,8 @@ public:
     void setRunConfirmer(RunConfirmer confirmer) { m_confirmRun = std::move(confirmer); }
     /// Save (Save As for an unsaved document), as File > Save does.
     bool saveInteractively() { return save(); }
+    /// Offers to save unsaved changes, as opening another file does; false = cancelled.
+    bool maybeSaveChanges() { return maybeSave(); }
     /// Adds a node of `kind` centred at a scene position; returns its id.
     QString addNode(const QString &kind, const QPointF &scenePos);
     /// File > Pipeline Settings: the dialog, then one undoable command when something changed.
@@ -134,6 +139,7 @@ private:
     widgets::ProblemsPanel *m_problems;
     CheckController *m_check = nullptr;
     SweepController *m_sweep = nullptr;
+    LabController *m_labs = nullptr;
     QHash<QString, QAction *> m_actions;
     QMenu *m_recentMenu = nullptr;
     QMenu *m_examplesMenu = nullptr;

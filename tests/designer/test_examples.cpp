@@ -1,5 +1,6 @@
 // Every example pipeline shipped in pipelines/ opens in the designer without error
-// diagnostics, and the Help > Examples menu offers it.
+// diagnostics, and the Help > Examples menu offers it (the labs' pipelines open too, but are
+// not offered: pipelines/labs/).
 
 #include "designer_test_support.hpp"
 #include "examples.hpp"
@@ -63,8 +64,11 @@ private Q_SLOTS:
         const QStringList files = pipelineFiles();
         QVERIFY2(!files.isEmpty(), "pipelines/ holds at least one example");
         const QStringList offered = exampleFiles();
+        // A lab's starting pipeline is wrong on purpose and its solution is for the tests:
+        // labs are opened with File > Open Lab... (tests/labs), never offered as examples.
+        const QString labs = QStringLiteral(TIDELINE_PIPELINES_DIR "/labs/");
         for (const auto &f : files)
-            QVERIFY2(offered.contains(f), qPrintable(f));
+            QVERIFY2(offered.contains(f) != f.startsWith(labs), qPrintable(f));
     }
 };
 
