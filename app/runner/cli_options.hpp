@@ -1,6 +1,7 @@
 #pragma once
 // Command line of tideline-run (the contract's runner interface plus extensions).
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -28,6 +29,14 @@ struct CliOptions
     std::string logFormat = "text";
     std::string expectDir;       ///< compare each sink's output with DIR/<sink>.jsonl|.csv
     bool updateExpected = false; ///< write those files from this run instead
+    /// --explain EXPR / --explain-output EXPR: run with lineage, print where the matching
+    /// input records went (or what made the matching output rows).
+    std::string explain;
+    std::string explainOutput;
+    std::string explainFormat = "text";
+    std::size_t lineageRecords = 0; ///< --lineage-budget RECORDS,MIB (0: the default)
+    std::size_t lineageMiB = 0;
+    bool explaining() const { return !explain.empty() || !explainOutput.empty(); }
 };
 
 /// Parses argv. Returns "" or a usage error.

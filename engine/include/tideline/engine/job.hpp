@@ -9,6 +9,7 @@
 // designer's worker thread). requestStop(), pause state and snapshot() may be called from any
 // thread at any time; snapshot() never blocks the loop for longer than a copy.
 
+#include <tideline/engine/lineage.hpp>
 #include <tideline/engine/spec.hpp>
 #include <tideline/engine/time.hpp>
 #include <tideline/observe/metrics.hpp>
@@ -50,6 +51,8 @@ struct JobOptions
     /// <dir>/tasks/ with the other members. Each process of a group needs its own.
     std::string member = "default";
     std::function<void(const std::string &)> log; ///< one-line messages (recovery, warnings)
+    /// Record each record's path and each output row's inputs (lineage.hpp; --explain).
+    lineage::Options lineage;
 };
 
 /// Result of compiling: a job, or the reason there is none.
@@ -99,6 +102,9 @@ public:
 
     std::string failure() const;
     const PipelineSpec &spec() const;
+    /// The lineage recorded so far (JobOptions::lineage.enabled), else null. Read it on the
+    /// loop thread or after the run.
+    const lineage::Store *lineage() const;
 
 private:
     Job();

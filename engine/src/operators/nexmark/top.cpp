@@ -95,6 +95,7 @@ public:
             m_by.encode(rec, m_byBuf);
             m_key += m_byBuf;
         }
+        out.account(observe::Fate::Windowed);
         Group *g = m_last;
         if (!g || m_lastKey != m_key) {
             auto [it, inserted] = m_groups.try_emplace(m_key);
