@@ -27,6 +27,7 @@
 #include "recent_files.hpp"
 #include "secrets.hpp"
 #include "subgraph.hpp"
+#include "trace/trace_controller.hpp"
 #include "ui_scale.hpp"
 
 #include <tideline/engine/catalog.hpp>
@@ -88,6 +89,7 @@ MainWindow::MainWindow(QWidget *parent)
     buildDocks();
     connectViews();
     m_check = new CheckController(*this);
+    m_trace = new TraceController(*this);
     statusBar()->addPermanentWidget(m_problemLabel);
     statusBar()->addPermanentWidget(m_zoomLabel);
     m_zoomLabel->setText(QStringLiteral("100%"));

@@ -23,6 +23,7 @@ struct ConnectionId;
 namespace tideline::designer {
 
 class CheckController;
+class TraceController;
 class PipelineDocument;
 class PipelineGraphModel;
 struct PipelineHeader;
@@ -42,6 +43,7 @@ public:
     widgets::ProblemsPanel *problemsPanel() const { return m_problems; }
     /// Check against expected outputs / Save outputs as expected (the Test menu).
     CheckController *checkController() const { return m_check; }
+    TraceController *traceController() const { return m_trace; }
     /// An action by id ("File.Save"), also those added by the check and live views
     /// ("Check.Run"), found by object name.
     QAction *action(const QString &id) const;
@@ -131,6 +133,7 @@ private:
     widgets::NodeInspector *m_inspector;
     widgets::ProblemsPanel *m_problems;
     CheckController *m_check = nullptr;
+    TraceController *m_trace = nullptr; ///< Trace a Record (trace/trace_controller.hpp)
     QHash<QString, QAction *> m_actions;
     QMenu *m_recentMenu = nullptr;
     QMenu *m_examplesMenu = nullptr;

@@ -228,6 +228,8 @@ private Q_SLOTS:
         QVERIFY(unmatched);
         auto bad = lineage::explainInputs(*t.job->lineage(), "click_id ==");
         QVERIFY(!bad.error.empty());
+        bad = lineage::explainInputs(*t.job->lineage(), "imp-9999"); // a number, not a condition
+        QVERIFY(!bad.error.empty());
     }
 };
 

@@ -234,8 +234,16 @@ std::unique_ptr<expr::Expression> compile(std::string_view text, std::string &er
 {
     expr::CompileError err;
     auto e = expr::Expression::compile(text, err);
-    if (!e)
+    if (!e) {
         error = "the expression `" + std::string(text) + "`: " + err.message;
+        return e;
+    }
+    // A condition, as filter's (`imp-9999` compiles, as a subtraction, and matches nothing).
+    if (e->type() != expr::Type::Bool && e->type() != expr::Type::Any) {
+        error = "the expression `" + std::string(text) + "` gives a " + expr::typeName(e->type())
+                + ", not true or false (write a condition, e.g. click_id == \"clk-0082\")";
+        e.reset();
+    }
     return e;
 }
 
