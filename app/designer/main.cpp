@@ -16,6 +16,7 @@
 #include "live_views.hpp"
 #include "main_window.hpp"
 #include "theme.hpp"
+#include "trace/trace_controller.hpp"
 #include "ui_scale.hpp"
 
 #include <QApplication>
@@ -78,6 +79,11 @@ int main(int argc, char **argv)
                              QStringLiteral("With --screenshot: check the pipeline against its "
                                             "expected outputs, then take the shot."));
     parser.addOption(check);
+    QCommandLineOption trace(QStringLiteral("trace"),
+                             QStringLiteral("With --screenshot: trace the input records matching "
+                                            "EXPR (Test > Trace a Record), then take the shot."),
+                             QStringLiteral("EXPR"));
+    parser.addOption(trace);
     parser.addPositionalArgument(QStringLiteral("pipeline"),
                                  QStringLiteral("Pipeline file to open."));
     parser.process(app);
@@ -118,7 +124,15 @@ int main(int argc, char **argv)
                 QApplication::exit(saved && opened ? 0 : 1);
             });
         };
-        if (parser.isSet(check) && opened) {
+        if (parser.isSet(trace) && opened) {
+            window.setRunConfirmer([](const QString &) { return true; });
+            auto *tracer = window.traceController();
+            QObject::connect(tracer, &tideline::designer::TraceController::finished, &window,
+                             [grab] { QTimer::singleShot(200, grab); });
+            QTimer::singleShot(300, &window, [tracer, expr = parser.value(trace)] {
+                tracer->traceText(expr, false);
+            });
+        } else if (parser.isSet(check) && opened) {
             // Asked for on the command line: no "run a pipeline from elsewhere?" question.
             window.setRunConfirmer([](const QString &) { return true; });
             // The report (or why there is none) is shown: take the shot once.

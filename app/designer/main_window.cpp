@@ -29,6 +29,7 @@
 #include "secrets.hpp"
 #include "subgraph.hpp"
 #include "sweep/sweep_controller.hpp"
+#include "trace/trace_controller.hpp"
 #include "ui_scale.hpp"
 
 #include <tideline/engine/catalog.hpp>
@@ -92,6 +93,7 @@ MainWindow::MainWindow(QWidget *parent)
     m_check = new CheckController(*this);
     m_sweep = new SweepController(*this); // Test > What-if Sweep… (after the Test menu exists)
     m_labs = new LabController(*this);
+    m_trace = new TraceController(*this);
     statusBar()->addPermanentWidget(m_problemLabel);
     statusBar()->addPermanentWidget(m_zoomLabel);
     m_zoomLabel->setText(QStringLiteral("100%"));

@@ -25,6 +25,7 @@ namespace tideline::designer {
 class CheckController;
 class SweepController;
 class LabController;
+class TraceController;
 class PipelineDocument;
 class PipelineGraphModel;
 struct PipelineHeader;
@@ -47,6 +48,7 @@ public:
     SweepController *sweepController() const { return m_sweep; }
     /// File › Open Lab… and the Lab dock (teaching labs, pipelines/labs/).
     LabController *labController() const { return m_labs; }
+    TraceController *traceController() const { return m_trace; }
     /// An action by id ("File.Save"), also those added by the check and live views
     /// ("Check.Run"), found by object name.
     QAction *action(const QString &id) const;
@@ -140,6 +142,7 @@ private:
     CheckController *m_check = nullptr;
     SweepController *m_sweep = nullptr;
     LabController *m_labs = nullptr;
+    TraceController *m_trace = nullptr; ///< Trace a Record (trace/trace_controller.hpp)
     QHash<QString, QAction *> m_actions;
     QMenu *m_recentMenu = nullptr;
     QMenu *m_examplesMenu = nullptr;

@@ -69,6 +69,17 @@ Options:
   --metrics-listen ADDR   serve Prometheus metrics (GET /metrics) and GET /health on ADDR:
                           PORT or 127.0.0.1:PORT bind loopback only; another address
                           (0.0.0.0:PORT, [::]:PORT, a LAN address) only when written out
+  --explain EXPR          run the (bounded) pipeline with lineage, its sinks writing into a
+                          temp folder, and print for every input record for which EXPR is
+                          true (e.g. 'click_id == "clk-0082"') its path: each node it
+                          reached and what happened there, and the output rows it made
+  --explain-output EXPR   the same for the output rows (as a sink received them) for which
+                          EXPR is true: what made each row and from which input records
+  --explain-format text|json
+                          how --explain prints (default text)
+  --lineage-budget RECORDS,MIB
+                          input records and MiB lineage keeps (default 200000,256); past
+                          it the oldest are forgotten and --explain says how many
   --log-format text|json  format of log lines on stderr (default text); librdkafka's
                           lines too
   --help                  show this help
@@ -187,6 +198,31 @@ std::string parseCli(int argc, char **argv, CliOptions &out)
             std::string error; // checked here so a typo is a usage error (exit 2), not a late one
             if (!parseListenAddress(out.metricsListen, error))
                 return error;
+        } else if (a == "--explain") {
+            if (!value(out.explain) || out.explain.empty())
+                return "--explain needs an expression, e.g. 'click_id == \"clk-0082\"'";
+        } else if (a == "--explain-output") {
+            if (!value(out.explainOutput) || out.explainOutput.empty())
+                return "--explain-output needs an expression, e.g. 'user == \"u7\"'";
+        } else if (a == "--explain-format") {
+            if (!value(out.explainFormat)
+                || (out.explainFormat != "text" && out.explainFormat != "json"))
+                return "--explain-format must be text or json";
+        } else if (a == "--lineage-budget") {
+            if (!value(tmp))
+                return "--lineage-budget needs RECORDS,MIB";
+            const auto comma = tmp.find(',');
+            std::size_t records = 0, mib = 0;
+            const char *end = tmp.data() + tmp.size();
+            const char *mid = comma == std::string::npos ? end : tmp.data() + comma;
+            auto r1 = std::from_chars(tmp.data(), mid, records);
+            auto r2 = comma == std::string::npos ? r1 : std::from_chars(mid + 1, end, mib);
+            if (r1.ec != std::errc() || r1.ptr != mid || r2.ec != std::errc()
+                || (comma != std::string::npos && r2.ptr != end) || records == 0
+                || (comma != std::string::npos && mib == 0))
+                return "--lineage-budget must be RECORDS or RECORDS,MIB (positive numbers)";
+            out.lineageRecords = records;
+            out.lineageMiB = mib;
         } else if (a == "--log-format") {
             if (!value(out.logFormat) || (out.logFormat != "text" && out.logFormat != "json"))
                 return "--log-format must be text or json";
@@ -206,11 +242,16 @@ std::string parseCli(int argc, char **argv, CliOptions &out)
             = (slash == std::string::npos ? std::string() : out.pipeline.substr(0, slash + 1))
               + "expected";
     }
-    if (!out.expectDir.empty()
+    if (out.explaining() && !out.expectDir.empty())
+        return "--explain and --expect each run the pipeline in a temporary folder: give one";
+    if (!out.explain.empty() && !out.explainOutput.empty())
+        return "give --explain or --explain-output, not both";
+    if ((!out.expectDir.empty() || out.explaining())
         && (out.validateOnly || !out.restoreFrom.empty() || !out.savepointDir.empty()
             || !out.checkpointDir.empty() || out.member != "default"))
-        return "--expect runs the pipeline from the beginning in a temporary folder: it cannot be "
-               "combined with --validate, --restore, --savepoint, --checkpoint-dir or --member";
+        return std::string(out.explaining() ? "--explain" : "--expect")
+               + " runs the pipeline from the beginning in a temporary folder: it cannot be "
+                 "combined with --validate, --restore, --savepoint, --checkpoint-dir or --member";
     if (!out.recordDir.empty() && !out.replayDir.empty())
         return "--record and --replay cannot be combined (a recording is of live input)";
     if (out.recordDir.empty()

@@ -1,6 +1,7 @@
 #pragma once
 // Command line of tideline-run (the contract's runner interface plus extensions).
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -36,6 +37,14 @@ struct CliOptions
         sweeps;        ///< --sweep NODE.PARAM=V1,V2,... (checked against the pipeline later)
     int sweepJobs = 0; ///< combinations at once (0 = the machine's cores)
     std::string sweepFormat = "text"; ///< text, csv or json
+    /// --explain EXPR / --explain-output EXPR: run with lineage, print where the matching
+    /// input records went (or what made the matching output rows).
+    std::string explain;
+    std::string explainOutput;
+    std::string explainFormat = "text";
+    std::size_t lineageRecords = 0; ///< --lineage-budget RECORDS,MIB (0: the default)
+    std::size_t lineageMiB = 0;
+    bool explaining() const { return !explain.empty() || !explainOutput.empty(); }
 };
 
 /// Parses argv. Returns "" or a usage error.

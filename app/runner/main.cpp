@@ -123,15 +123,16 @@ int main(int argc, char **argv)
     // --expect: the sinks write into a temporary folder, compared (or saved) after the run.
     std::string expectTemp;
     expected::Plan expectPlan;
-    if (!opt.expectDir.empty()) {
+    if (!opt.expectDir.empty() || opt.explaining()) {
+        const std::string caller = opt.explaining() ? "--explain" : "--expect";
         std::string pattern
             = (std::filesystem::temp_directory_path() / "tideline-expect-XXXXXX").string();
         if (!::mkdtemp(pattern.data())) {
-            runner::log::error("--expect: cannot create a temporary folder: " + pattern);
+            runner::log::error(caller + ": cannot create a temporary folder: " + pattern);
             return 1;
         }
         expectTemp = pattern;
-        if (std::string e = expected::prepare(*loaded.spec, expectTemp, "--expect", expectPlan);
+        if (std::string e = expected::prepare(*loaded.spec, expectTemp, caller, expectPlan);
             !e.empty()) {
             std::filesystem::remove_all(expectTemp);
             runner::log::error(e, {{"file", opt.pipeline}});
@@ -159,6 +160,11 @@ int main(int argc, char **argv)
     jo.discardOutput = opt.discardOutput;
     jo.restoreFrom = opt.restoreFrom;
     jo.savepointOnStop = opt.savepointDir;
+    jo.lineage.enabled = opt.explaining();
+    if (opt.lineageRecords > 0)
+        jo.lineage.maxRecords = opt.lineageRecords;
+    if (opt.lineageMiB > 0)
+        jo.lineage.maxBytes = opt.lineageMiB << 20;
     jo.log = [](const std::string &line) {
         bool warn = line.rfind("warning", 0) == 0;
         runner::log::write(warn ? runner::log::Level::Warning : runner::log::Level::Info, line);
@@ -223,6 +229,20 @@ int main(int argc, char **argv)
     runner::log::info(std::string(status == Job::Status::Stopped ? "stopped" : "done") + ": "
                       + std::to_string(snap.recordsRead) + " records read in "
                       + std::to_string(snap.takenAtMs - snap.startedAtMs) + " ms");
+    if (opt.explaining() && job->lineage()) {
+        const lineage::Explanation e
+            = opt.explain.empty() ? lineage::explainOutputs(*job->lineage(), opt.explainOutput)
+                                  : lineage::explainInputs(*job->lineage(), opt.explain);
+        if (!e.error.empty()) {
+            runner::log::error("--explain: " + e.error);
+            return 2;
+        }
+        if (opt.explainFormat == "json")
+            lineage::printJson(e, std::cout);
+        else
+            lineage::printText(e, std::cout);
+        return 0;
+    }
     if (!opt.expectDir.empty()) {
         if (status == Job::Status::Stopped) {
             runner::log::error("--expect: the run was stopped before its inputs ended; nothing "

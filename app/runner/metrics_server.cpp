@@ -196,6 +196,32 @@ std::string prometheusText(const observe::MetricsSnapshot &s, std::int64_t nowMs
             f.sample(nodeLabel(n), num(n.*(c.field)));
     }
     {
+        // Every record accounted for (observe/accounting.hpp): one series per fate and per
+        // late/errors reason, only those that occurred.
+        Family f(out, "tideline_node_records_accounted_total", "counter",
+                 "Records a node consumed, dropped or made, by fate (filter_false, duplicate, "
+                 "join_unmatched, windowed, ...).");
+        for (const auto &n : s.nodes)
+            for (std::size_t i = 0; i < observe::kFateCount; ++i)
+                if (n.fates[i] != 0)
+                    f.sample(nodeLabel(n) + ",fate=\""
+                                 + labelValue(
+                                     std::string(observe::fateName(static_cast<observe::Fate>(i))))
+                                 + "\"",
+                             num(n.fates[i]));
+    }
+    for (const bool late : {true, false}) {
+        Family f(out,
+                 late ? "tideline_node_late_by_reason_total"
+                      : "tideline_node_errors_by_reason_total",
+                 "counter",
+                 late ? "Records sent to or dropped at the late port, by reason."
+                      : "Records sent to or dropped at the errors port, by reason.");
+        for (const auto &n : s.nodes)
+            for (const auto &c : late ? n.lateCauses : n.errorCauses)
+                f.sample(nodeLabel(n) + ",reason=\"" + labelValue(c.first) + "\"", num(c.second));
+    }
+    {
         Family f(out, "tideline_node_watermark_ms", "gauge",
                  "Watermark of the node in Unix ms (+Inf once its inputs ended; absent while "
                  "-inf).");
@@ -223,7 +249,9 @@ std::string prometheusText(const observe::MetricsSnapshot &s, std::int64_t nowMs
         const char *name, *help;
         Int observe::NodeMetrics::*field;
     };
-    const std::array<Gauge, 4> gauges{{
+    const std::array<Gauge, 5> gauges{{
+        {"tideline_node_records_held", "Input records the node holds in state (join).",
+         &observe::NodeMetrics::held},
         {"tideline_node_state_entries", "Keyed state entries held by the node.",
          &observe::NodeMetrics::stateEntries},
         {"tideline_node_state_bytes", "Approximate bytes of state held by the node.",

@@ -1,5 +1,7 @@
+#include <tideline/engine/catalog.hpp>
 #include <tideline/engine/metrics_json.hpp>
 #include <tideline/engine/spec.hpp>
+#include <tideline/observe/balance.hpp>
 
 namespace tideline {
 
@@ -29,6 +31,22 @@ std::string nodeMetricsLine(const observe::NodeMetrics &m, std::int64_t tMs)
     j["open_windows"] = m.openWindows;
     if (m.lateAccepted > 0) // extension: windows with allowed lateness only
         j["late_accepted"] = m.lateAccepted;
+    // Extension (issue 16): every record accounted for, and whether the figures balance.
+    Json fates = Json::object();
+    for (std::size_t i = 0; i < observe::kFateCount; ++i)
+        if (m.fates[i] != 0)
+            fates[std::string(observe::fateName(static_cast<observe::Fate>(i)))] = m.fates[i];
+    j["accounted"] = std::move(fates);
+    for (const bool late : {true, false}) {
+        Json causes = Json::object();
+        for (const auto &c : late ? m.lateCauses : m.errorCauses)
+            causes[c.first] = c.second;
+        j[late ? "late_by_reason" : "errors_by_reason"] = std::move(causes);
+    }
+    j["held"] = m.held;
+    const NodeKind *kind = findNodeKind(m.kind);
+    const observe::Balance b = observe::balanceOf(m, kind && kind->isSource);
+    j["balance"] = Json{{"holds", b.holds}, {"text", b.text}};
     return j.dump();
 }
 

@@ -116,6 +116,9 @@ void CanvasOverlay::update(const Snapshot &s, const QList<EdgeInfo> &edges)
     if (!m_scene)
         return;
     QSet<QString> seenNodes, seenEdges;
+    // After the run a rate says nothing (it decays to 0/s): the run's totals instead.
+    const bool ended = s.state == QLatin1String("Finished") || s.state == QLatin1String("Stopped")
+                       || s.state == QLatin1String("Failed");
     // --- texts ---
     QList<OverlayLabel *> nodeLabels;
     QList<const widgets::NodeItem *> owners;
@@ -127,13 +130,35 @@ void CanvasOverlay::update(const Snapshot &s, const QList<EdgeInfo> &edges)
         QList<QColor> colours;
         const bool source = n.kind.startsWith(QLatin1String("source."));
         const bool sink = n.kind.startsWith(QLatin1String("sink."));
-        if (source)
+        if (ended) {
+            const auto total = [](qint64 v) {
+                return countText(static_cast<double>(v));
+            };
+            if (source)
+                lines << tr("out %1").arg(total(n.recordsOut));
+            else if (sink)
+                lines << tr("in %1 · written %2").arg(total(n.recordsIn), total(n.recordsOut));
+            else
+                lines << tr("in %1 · out %2").arg(total(n.recordsIn), total(n.recordsOut));
+        } else if (source)
             lines << tr("out %1/s").arg(countText(n.outRate));
         else if (sink)
             lines << tr("in %1/s").arg(countText(n.inRate));
         else
             lines << tr("in %1/s · out %2/s").arg(countText(n.inRate), countText(n.outRate));
         colours << style::text();
+        if (ended && !n.accounted.isEmpty()) {
+            QStringList fates;
+            for (const auto &f : n.accounted)
+                fates << QStringLiteral("%1 %2").arg(f.second).arg(
+                    QString(f.first).replace(QLatin1Char('_'), QLatin1Char(' ')));
+            lines << fates.join(QStringLiteral(" · "));
+            colours << style::dim();
+        }
+        if (ended && !n.balanced) {
+            lines << tr("does not balance: %1").arg(n.balanceText);
+            colours << style::tooLate();
+        }
         if (n.watermark) {
             QString w = QStringLiteral("W ") + eventTimeText(n.watermark);
             // Behind the newest event; sinks after a window see results stamped end - 1, which
@@ -186,7 +211,9 @@ void CanvasOverlay::update(const Snapshot &s, const QList<EdgeInfo> &edges)
         } else if (e.fromPort == QLatin1String("errors")) {
             text = countNoun(from->errors, tr("error"), tr("errors"));
             colour = style::tooLate();
-        } else
+        } else if (ended)
+            text = countText(static_cast<double>(from->recordsOut));
+        else
             text = tr("%1/s").arg(countText(from->outRate));
         const QString key = id.toString();
         auto *l = label(m_edges, key, true);

@@ -5,6 +5,7 @@
 
 #include <QJsonObject>
 #include <QList>
+#include <QPair>
 #include <QString>
 
 #include <cstdint>
@@ -44,6 +45,15 @@ struct NodeFigures
     QList<InputWatermarkFigures> inputs;
     double inRate = 0; ///< records/s over the last snapshots (computed by LiveHistory)
     double outRate = 0;
+    /// Every record accounted for (the engine's observe/accounting.hpp): each way the node
+    /// consumed, dropped or made records, in words with its count ("duplicate", 41), only
+    /// those that occurred; late and errors by reason; records held in state.
+    QList<QPair<QString, qint64>> accounted;
+    QList<QPair<QString, qint64>> lateByReason;
+    QList<QPair<QString, qint64>> errorsByReason;
+    qint64 held = 0;
+    bool balanced = true; ///< in = out + every fate + late + errors + held
+    QString balanceText;  ///< "in 84 = join_matched 80 + late 2 + join_unmatched 2"
 };
 
 struct CheckpointFigures

@@ -1,6 +1,7 @@
 #include "convert.hpp"
 
 #include <tideline/engine/catalog.hpp>
+#include <tideline/observe/balance.hpp>
 
 #include <QJsonDocument>
 
@@ -56,6 +57,21 @@ L::Snapshot toLive(const observe::MetricsSnapshot &s)
         f.late = n.late;
         f.errors = n.errors;
         f.duplicatesDropped = n.duplicatesDropped;
+        for (std::size_t i = 0; i < observe::kFateCount; ++i)
+            if (n.fates[i] != 0)
+                f.accounted.append(
+                    {q(std::string(observe::fateName(static_cast<observe::Fate>(i)))), n.fates[i]});
+        for (const auto &c : n.lateCauses)
+            f.lateByReason.append({q(c.first), c.second});
+        for (const auto &c : n.errorCauses)
+            f.errorsByReason.append({q(c.first), c.second});
+        f.held = n.held;
+        {
+            const NodeKind *kind = findNodeKind(n.kind);
+            const observe::Balance b = observe::balanceOf(n, kind && kind->isSource);
+            f.balanced = b.holds;
+            f.balanceText = q(b.text);
+        }
         f.watermark = n.watermark;
         f.maxEventTime = n.maxEventTime;
         f.stateEntries = n.stateEntries;

@@ -19,6 +19,7 @@
 #include "main_window.hpp"
 #include "pipeline_document.hpp"
 #include "postgres_inspector.hpp"
+#include "trace/trace_controller.hpp"
 
 #include <tideline/engine/catalog.hpp>
 
@@ -34,6 +35,8 @@
 #include <QLabel>
 #include <QStatusBar>
 #include <QStyle>
+#include <QTableView>
+#include <QTableWidget>
 #include <QTimer>
 #include <QToolBar>
 
@@ -314,6 +317,17 @@ void LiveController::buildDocks()
                            Qt::BottomDockWidgetArea);
     auto *preview = addDock(QStringLiteral("outputPreviewDock"), tr("Output preview"), m_preview,
                             Qt::BottomDockWidgetArea);
+    // Double-click a row of the preview or the ledger: where did it come from? (the Trace dock)
+    connect(m_preview->table(), &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
+        if (auto *item = m_preview->table()->item(row, 0); item && m_window.traceController())
+            m_window.traceController()->traceText(item->toolTip(), true);
+    });
+    connect(m_ledger->table(), &QTableView::doubleClicked, this, [this](const QModelIndex &i) {
+        const QString json
+            = i.siblingAtColumn(L::LateLedgerModel::Record).data(Qt::ToolTipRole).toString();
+        if (m_window.traceController() && !json.isEmpty())
+            m_window.traceController()->traceText(json, false);
+    });
     auto *why = addDock(QStringLiteral("watermarkWhyDock"), tr("Why is the watermark here?"), m_why,
                         Qt::RightDockWidgetArea);
     // Share the designer's bottom and right dock groups instead of splitting them.

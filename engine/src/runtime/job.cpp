@@ -2,6 +2,7 @@
 // conflicts first, then locks the checkpoint folder, compiles, and restores.
 
 #include "checkpoint/coordinator.hpp"
+#include "lineage/lineage_store.hpp"
 #include "path_conflicts.hpp"
 #include "runtime/runtime.hpp"
 
@@ -38,6 +39,8 @@ std::unique_ptr<Job> Job::create(const PipelineSpec &spec, JobOptions options, s
         error = s.message();
         return nullptr;
     }
+    if (job->m_rt->options().lineage.enabled)
+        job->m_rt->enableLineage(job->m_rt->options().lineage);
     if (tideline::Status s = job->m_rt->initCheckpoints(); !s.ok()) {
         error = s.message();
         return nullptr;
@@ -106,6 +109,11 @@ std::string Job::failure() const
 const PipelineSpec &Job::spec() const
 {
     return m_rt->spec();
+}
+
+const lineage::Store *Job::lineage() const
+{
+    return m_rt->lineageStore();
 }
 
 } // namespace tideline

@@ -15,6 +15,10 @@ namespace tideline {
 Status Runtime::makeOperator(int v)
 {
     Node &node = m_nodes[static_cast<std::size_t>(v)];
+    if (m_fateRows.size() < m_nodes.size()) { // before the operator can account for anything
+        m_fateRows.resize(m_nodes.size());
+        fateRows = m_fateRows.data();
+    }
     int parts = 0;
     const SourceOperator *upstream = nullptr;
     for (std::size_t i = 0; i < node.inbound.size(); ++i) {

@@ -180,6 +180,16 @@ Status Runtime::resetInstance(int idx)
     kept.recordsOut += node.metrics.recordsOut;
     kept.late += node.metrics.late;
     kept.errors += node.metrics.errors;
+    for (const auto &c : node.metrics.lateCauses)
+        observe::addCause(kept.lateCauses, c.first, c.second);
+    for (const auto &c : node.metrics.errorCauses)
+        observe::addCause(kept.errorCauses, c.first, c.second);
+    if (static_cast<std::size_t>(idx) < m_fateRows.size()) {
+        auto &row = m_fateRows[static_cast<std::size_t>(idx)];
+        for (std::size_t f = 0; f < row.size(); ++f)
+            kept.fates[f] += row[f];
+        row.fill(0);
+    }
     if (node.op) {
         observe::NodeMetrics own; // figures only the operator knows
         node.op->reportMetrics(own);

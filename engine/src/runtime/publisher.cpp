@@ -32,6 +32,8 @@ void Runtime::publish(bool final)
             continue;
         }
         observe::NodeMetrics m = node.metrics;
+        if (i < m_fateRows.size())
+            m.fates = m_fateRows[i];
         Timestamp w = node.kind->isSink ? node.combinedIn : node.outW;
         if (w == kMinTime)
             m.watermark.reset();
@@ -75,6 +77,14 @@ void Runtime::publishTemplate(const Node &templ, observe::NodeMetrics &m) const
     m.late = templ.metrics.late;
     m.errors = templ.metrics.errors;
     m.duplicatesDropped = templ.metrics.duplicatesDropped;
+    m.lateCauses = templ.metrics.lateCauses;
+    m.errorCauses = templ.metrics.errorCauses;
+    m.held = templ.metrics.held;
+    auto addFates = [&m](const observe::FateCounts &row) {
+        for (std::size_t f = 0; f < row.size(); ++f)
+            m.fates[f] += row[f];
+    };
+    addFates(templ.metrics.fates); // instances since reset
     m.node = templ.spec->id;
     m.kind = templ.spec->kind;
     const bool watermarkKind = templ.kind->assignsEventTime;
@@ -90,6 +100,13 @@ void Runtime::publishTemplate(const Node &templ, observe::NodeMetrics &m) const
         m.late += im.late;
         m.errors += im.errors;
         m.duplicatesDropped += im.duplicatesDropped;
+        if (static_cast<std::size_t>(templ.task.instances[p]) < m_fateRows.size())
+            addFates(m_fateRows[static_cast<std::size_t>(templ.task.instances[p])]);
+        for (const auto &c : im.lateCauses)
+            observe::addCause(m.lateCauses, c.first, c.second);
+        for (const auto &c : im.errorCauses)
+            observe::addCause(m.errorCauses, c.first, c.second);
+        m.held += im.held;
         m.stateEntries += im.stateEntries;
         m.stateBytes += im.stateBytes;
         m.stateSpilled += im.stateSpilled;

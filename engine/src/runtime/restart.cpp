@@ -5,6 +5,7 @@
 
 #include "checkpoint/coordinator.hpp"
 #include "checkpoint/folder_lock.hpp"
+#include "lineage/lineage_store.hpp"
 #include "runtime/recoverable.hpp"
 #include "runtime/runtime.hpp"
 #include "state/state_backend.hpp"
@@ -93,6 +94,8 @@ Status Runtime::reopenOperators()
         m.kind = node.metrics.kind;
         node.metrics = std::move(m);
     }
+    for (auto &row : m_fateRows)
+        row.fill(0);
     m_recordsRead = 0;
     return openOperators();
 }

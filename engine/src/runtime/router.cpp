@@ -21,8 +21,10 @@ void Runtime::deliver(const Target &t, Record &&record)
     ++m.recordsIn;
     if (record.time != kMinTime && (!m.maxEventTime || record.time > *m.maxEventTime))
         m.maxEventTime = record.time;
-    if (node.tap) [[unlikely]]
-        tapIn(t, record);
+    if (node.tap) [[unlikely]] {
+        deliverTraced(t, std::move(record)); // taps and lineage (lineage_hooks.cpp)
+        return;
+    }
     Output out(*this, t.node);
     node.op->processRecord(t.input, std::move(record), out);
 }
@@ -30,8 +32,10 @@ void Runtime::deliver(const Target &t, Record &&record)
 void Runtime::emit(int nodeIdx, int port, Record &&record)
 {
     Node &node = m_nodes[static_cast<std::size_t>(nodeIdx)];
-    if (node.tap) [[unlikely]]
-        tapOut(nodeIdx, port, record, {}, kMinTime, {});
+    if (node.tap) [[unlikely]] {
+        emitTraced(nodeIdx, port, std::move(record)); // taps and lineage (lineage_hooks.cpp)
+        return;
+    }
     route(nodeIdx, port, std::move(record));
 }
 
@@ -94,10 +98,30 @@ void Runtime::emitWrapped(int nodeIdx,
 {
     Node &node = m_nodes[static_cast<std::size_t>(nodeIdx)];
     int port = role == PortRole::Late ? node.latePort : node.errorsPort;
+    observe::addCause(role == PortRole::Late ? node.metrics.lateCauses : node.metrics.errorCauses,
+                      reason);
     // Tapped before the early returns: late/errors records are seen even when dropped.
-    if (node.tap) [[unlikely]]
+    if (node.tap) [[unlikely]] {
         tapOut(nodeIdx, port < 0 ? -1 - static_cast<int>(role) : port, record, reason, watermark,
                raw);
+        if (m_lineage) {
+            traceWrapped(nodeIdx, role, reason, std::move(record), watermark, raw, where);
+            return;
+        }
+    }
+    wrapAndRoute(nodeIdx, role, reason, std::move(record), watermark, raw, where);
+}
+
+void Runtime::wrapAndRoute(int nodeIdx,
+                           PortRole role,
+                           std::string_view reason,
+                           Record &&record,
+                           Timestamp watermark,
+                           std::string_view raw,
+                           std::string_view where)
+{
+    Node &node = m_nodes[static_cast<std::size_t>(nodeIdx)];
+    const int port = role == PortRole::Late ? node.latePort : node.errorsPort;
     if (port < 0) {
         // Kinds without such a port still count what they reject.
         (role == PortRole::Late ? node.metrics.late : node.metrics.errors) += 1;

@@ -29,6 +29,9 @@
 
 namespace tideline {
 
+namespace lineage {
+class Store;
+}
 namespace checkpoint {
 class Coordinator;
 struct RunLocks;
@@ -70,6 +73,12 @@ public:
     void emitWatermark(int node, Timestamp w) override;
     void emitIdle(int node, bool idle) override;
     bool connected(int node, int port) const override;
+    void traceFate(int node, observe::Fate fate) override;
+
+    // --- Lineage (lineage_hooks.cpp; the store is engine/src/lineage/) ---
+    const lineage::Store *lineageStore() const { return m_lineage.get(); }
+    /// Lineage on (after compile): every node gets a tap (an empty one when untapped).
+    void enableLineage(const lineage::Options &options);
 
     // --- Taps (loop thread, or before the run) ---
     /// Installs (or, with an empty callback, removes) a node's record tap. False: no such node.
@@ -166,6 +175,25 @@ private:
     /// checkpoint. False (run fails) without one from this run, or past kMaxRestarts.
     bool restartFromCheckpoint(const std::string &why);
     void deliver(const Target &t, Record &&record);
+    /// deliver() / emit() / emitWrapped() of a tapped node when lineage is on: records what
+    /// happened around the untraced path (lineage_hooks.cpp).
+    void deliverTraced(const Target &t, Record &&record);
+    void emitTraced(int node, int port, Record &&record);
+    void traceWrapped(int node,
+                      PortRole role,
+                      std::string_view reason,
+                      Record &&record,
+                      Timestamp watermark,
+                      std::string_view raw,
+                      std::string_view where);
+
+    void wrapAndRoute(int node,
+                      PortRole role,
+                      std::string_view reason,
+                      Record &&record,
+                      Timestamp watermark,
+                      std::string_view raw,
+                      std::string_view where);
     void route(int node, int port, Record &&record);
     void tapIn(const Target &t, const Record &record);
     void tapOut(int node,
@@ -215,6 +243,12 @@ private:
     std::unique_ptr<checkpoint::RunLocks> m_runLocks;
     std::atomic<std::int64_t> m_checkpointsCompleted{0};
     int m_restarts = 0;
+
+    /// Output::account's counters, one row per node (OutputTarget::fateRows points here;
+    /// grown by makeOperator, copied into NodeMetrics::fates by publish).
+    std::vector<observe::FateCounts> m_fateRows;
+    /// Lineage (JobOptions::lineage): every node tapped, the store fed by lineage_hooks.cpp.
+    std::unique_ptr<lineage::Store> m_lineage;
 
     mutable std::mutex m_publishMutex;
     observe::MetricsSnapshot m_published;

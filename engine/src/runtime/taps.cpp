@@ -24,7 +24,10 @@ bool Runtime::setTap(const std::string &nodeId,
         i.tap = callback ? std::make_unique<observe::TapCallback>(callback) : nullptr;
         i.tapFilter = filter;
     }
-    node.tap = callback ? std::make_unique<observe::TapCallback>(std::move(callback)) : nullptr;
+    // With lineage on every node stays tapped: an empty callback only records lineage.
+    node.tap = callback    ? std::make_unique<observe::TapCallback>(std::move(callback))
+               : m_lineage ? std::make_unique<observe::TapCallback>()
+                           : nullptr;
     node.tapFilter = filter;
     return true;
 }
@@ -44,7 +47,7 @@ Timestamp Runtime::tapWatermarkOf(const Node &node) const
 void Runtime::tapIn(const Target &t, const Record &record)
 {
     Node &node = m_nodes[static_cast<std::size_t>(t.node)];
-    if (!node.tapFilter.in)
+    if (!node.tapFilter.in || !*node.tap)
         return;
     observe::TapEvent e;
     e.node = node.spec->id;
@@ -96,6 +99,8 @@ void Runtime::tapOut(int nodeIdx,
                      std::string_view raw)
 {
     Node &node = m_nodes[static_cast<std::size_t>(nodeIdx)];
+    if (!*node.tap)
+        return; // lineage only (lineage_hooks.cpp)
     observe::TapEvent e;
     e.node = node.spec->id;
     e.direction = observe::TapDirection::Out;

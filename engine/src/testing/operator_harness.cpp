@@ -63,6 +63,7 @@ OperatorHarness::OperatorHarness(NodeSpec spec, HarnessOptions options)
     , m_options(std::move(options))
     , m_clock(m_options.startMs)
 {
+    fateRows = &m_counts.fates; // node 0: Output::account counts here
 }
 
 OperatorHarness::~OperatorHarness()
@@ -406,6 +407,7 @@ void OperatorHarness::emitWrapped(int,
     Emitted e;
     e.type = role == PortRole::Late ? Emitted::Type::Late : Emitted::Type::Error;
     (role == PortRole::Late ? m_counts.late : m_counts.errors) += 1;
+    observe::addCause(role == PortRole::Late ? m_counts.lateCauses : m_counts.errorCauses, reason);
     for (std::size_t p = 0; p < m_kind->outputs.size(); ++p)
         if (m_kind->outputs[p].role == role)
             e.port = static_cast<int>(p);

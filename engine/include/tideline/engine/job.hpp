@@ -9,6 +9,7 @@
 // designer's worker thread). requestStop(), pause state and snapshot() may be called from any
 // thread at any time; snapshot() never blocks the loop for longer than a copy.
 
+#include <tideline/engine/lineage.hpp>
 #include <tideline/engine/spec.hpp>
 #include <tideline/engine/time.hpp>
 #include <tideline/observe/metrics.hpp>
@@ -63,6 +64,8 @@ struct JobOptions
     /// Replay: every source reads from the feed instead of its input (with `clock` set to
     /// the Replayer's virtual clock).
     recording::Feed *feed = nullptr;
+    /// Record each record's path and each output row's inputs (lineage.hpp; --explain).
+    lineage::Options lineage;
 };
 
 /// Result of compiling: a job, or the reason there is none.
@@ -112,6 +115,9 @@ public:
 
     std::string failure() const;
     const PipelineSpec &spec() const;
+    /// The lineage recorded so far (JobOptions::lineage.enabled), else null. Read it on the
+    /// loop thread or after the run.
+    const lineage::Store *lineage() const;
 
 private:
     Job();

@@ -14,6 +14,7 @@
 #include <tideline/engine/record.hpp>
 #include <tideline/engine/state_io.hpp>
 #include <tideline/engine/time.hpp>
+#include <tideline/observe/accounting.hpp>
 #include <tideline/observe/metrics.hpp>
 
 #include <iosfwd>
@@ -49,6 +50,14 @@ public:
     virtual void emitWatermark(int node, Timestamp w) = 0;
     virtual void emitIdle(int node, bool idle) = 0;
     virtual bool connected(int node, int port) const = 0;
+    /// Lineage is being recorded (tracing): Output::account also reports which record. Called
+    /// only when `tracing` is true, so the untraced cost of account() is one test.
+    virtual void traceFate(int node, observe::Fate fate) { (void)node, (void)fate; }
+
+    /// One row of fate counters per node (observe/accounting.hpp), owned by the target and
+    /// valid while its operators run: Output::account is a plain increment.
+    observe::FateCounts *fateRows = nullptr;
+    bool tracing = false;
 
 protected:
     ~OutputTarget() = default;
@@ -88,6 +97,17 @@ public:
     void emitWatermark(Timestamp w) { m_to->emitWatermark(m_node, w); }
     /// Marks this node's output idle (excluded from downstream minimums) or active again.
     void emitIdle(bool idle) { m_to->emitIdle(m_node, idle); }
+    /// Accounts for a record this node consumed, dropped or holds instead of sending it on, or
+    /// says what an output row is (observe/accounting.hpp: the fates and the balance they
+    /// keep). One line at the place the operator decides, e.g. `out.account(Fate::Duplicate)`
+    /// just before dropping a repeat; records sent to `late` or `errors` need none. Costs an
+    /// increment and one test (lineage, when tracing, learns which record it was).
+    void account(observe::Fate fate)
+    {
+        ++m_to->fateRows[m_node][static_cast<std::size_t>(fate)];
+        if (m_to->tracing) [[unlikely]]
+            m_to->traceFate(m_node, fate);
+    }
     /// Is anything connected to this output port? (skip building records nobody reads)
     bool connected(int port) const { return m_to->connected(m_node, port); }
 

@@ -5,6 +5,8 @@
 // Figures are cumulative for the run. A MetricsSnapshot is consistent: all of its numbers were
 // taken at one point of the pipeline loop, between two records.
 
+#include <tideline/observe/accounting.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -51,6 +53,14 @@ struct NodeMetrics
     std::uint64_t checksum = 0;         ///< sink.discard: order-independent checksum of rows
     int partitions = 0;                 ///< Sources: partitions read (Kafka: of the topic).
     std::vector<InputWatermark> inputs; ///< Per input / partition watermark detail.
+    /// Every record accounted for (observe/accounting.hpp): fates by kind, late and error
+    /// records by reason (records sent to those ports, not `errors`' other figures), and the
+    /// input records still held in state (join).
+    FateCounts fates{};
+    CauseCounts lateCauses;
+    CauseCounts errorCauses;
+    std::int64_t held = 0;
+    std::int64_t fate(Fate f) const { return fates[static_cast<std::size_t>(f)]; }
 };
 
 struct CheckpointInfo

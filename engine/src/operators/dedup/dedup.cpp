@@ -52,6 +52,7 @@ public:
         auto [idx, inserted] = m_keys.tryEmplace(m_buf, h, record.time);
         if (!inserted) {
             ++m_duplicates;
+            out.account(observe::Fate::Duplicate);
             if (m_spill.enabled())
                 m_touched[idx] = 1;
             return;
@@ -67,9 +68,10 @@ public:
                 m_touched.resize(std::max<std::size_t>(idx + 1, m_touched.size() * 2));
             m_touched[idx] = 1;
         }
-        if (repeat)
+        if (repeat) {
             ++m_duplicates;
-        else
+            out.account(observe::Fate::Duplicate);
+        } else
             out.emit(std::move(record));
         if (m_spill.tick())
             maybeSpill();

@@ -60,6 +60,7 @@ public:
             return;
         case OnMiss::Drop:
             ++m_dropped;
+            out.account(observe::Fate::NoMatch);
             return;
         case OnMiss::Late:
             out.emitLate("no_match", std::move(record), m_w);

@@ -19,8 +19,12 @@ public:
 
     void processRecord(int, Record &&record, Output &out) override
     {
+        const std::uint64_t divisions = m_expr->divisionsByZero();
         if (m_expr->test(record))
             out.emit(std::move(record));
+        else
+            out.account(m_expr->divisionsByZero() == divisions ? observe::Fate::FilterFalse
+                                                               : observe::Fate::FilterDivByZero);
     }
 
     void reportMetrics(observe::NodeMetrics &m) const override

@@ -82,6 +82,8 @@ public:
         }
         const Timestamp t = record.time;
         if (!m_enc[side].encode(record, m_buf)) {
+            out.account(side == kLeft && m_outer ? observe::Fate::JoinUnmatched
+                                                 : observe::Fate::NullKey);
             if (side == kLeft && m_outer) {
                 m_codec[kLeft].write(m_self, record);
                 emitUnmatched(m_self.data(), t, out);
@@ -113,12 +115,13 @@ public:
             if (!m_partners.empty()) {
                 m_codec[side].write(m_self, record);
                 built = true;
-                matched = side == kLeft;
+                matched = true; // (a right record's flag only feeds the accounting)
             }
             for (const std::uint32_t e : m_partners) {
                 const Link &o = m_links[e];
                 if (side == kLeft) {
                     emitPair(m_self.data(), o.block, std::max(t, o.t), out);
+                    m_meta[e].matched = true;
                 } else {
                     emitPair(o.block, m_self.data(), std::max(t, o.t), out);
                     m_meta[e].matched = true;
@@ -129,6 +132,7 @@ public:
         // match nothing later: finish it now instead of storing it.
         const Timestamp evictAt = evictionTime(side, t);
         if (evictAt <= m_w) {
+            out.account(matched ? observe::Fate::JoinMatched : observe::Fate::JoinUnmatched);
             if (side == kLeft && m_outer && !matched) {
                 if (!built)
                     m_codec[kLeft].write(m_self, record);
@@ -157,6 +161,7 @@ public:
     void reportMetrics(observe::NodeMetrics &m) const override
     {
         m.stateEntries = static_cast<std::int64_t>(m_live); // memory and disk
+        m.held = static_cast<std::int64_t>(m_live);
         m.stateBytes = static_cast<std::int64_t>(m_spill.memoryBytes());
         m.stateSpilled = m_spill.policy().entriesSpilled();
     }
@@ -254,6 +259,7 @@ private:
         m_codec[kLeft].appendTo(o, l);
         m_codec[kRight].appendTo(o, r);
         o.time = t;
+        out.account(observe::Fate::JoinPair);
         out.emit(std::move(o));
     }
 
@@ -266,6 +272,7 @@ private:
         m_codec[kLeft].appendTo(o, l);
         o.append("right", Value::null());
         o.time = t;
+        out.account(observe::Fate::JoinUnmatchedRow);
         out.emit(std::move(o));
     }
 
@@ -343,6 +350,8 @@ private:
         while (!lq.empty() && lq.top().at <= m_w) {
             const std::uint32_t idx = lq.top().payload;
             lq.pop();
+            out.account(m_meta[idx].matched ? observe::Fate::JoinMatched
+                                            : observe::Fate::JoinUnmatched);
             const bool unmatched = m_outer && !m_meta[idx].matched;
             if (m_links[idx].block == nullptr) {
                 if (unmatched)
@@ -360,6 +369,8 @@ private:
         while (!rq.empty() && rq.top().at <= m_w) {
             const std::uint32_t idx = rq.top().payload;
             rq.pop();
+            out.account(m_meta[idx].matched ? observe::Fate::JoinMatched
+                                            : observe::Fate::JoinUnmatched);
             if (m_links[idx].block == nullptr)
                 m_spill.drop(idx);
             release(take(idx));

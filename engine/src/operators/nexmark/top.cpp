@@ -86,6 +86,7 @@ public:
             m_by.encode(rec, m_byBuf);
             m_key += m_byBuf;
         }
+        out.account(observe::Fate::Windowed);
         std::uint32_t gi = m_last;
         if (gi == Groups::kNone || m_lastKey != m_key) {
             auto [found, inserted] = m_groups.tryEmplace(m_key, Group{});

@@ -49,8 +49,11 @@ public:
             return;
         }
         bool ok = (input == 0 ? m_leftKey : m_rightKey).encode(rec, m_key);
-        if (!ok)
+        if (!ok) {
+            out.account(observe::Fate::NullKey);
             return; // null key: matches nothing (SQL equality)
+        }
+        out.account(observe::Fate::Windowed);
         Win *w = m_last;
         if (!w || m_lastStart != start) {
             w = &m_windows[start];

@@ -24,10 +24,14 @@ public:
         appendJson(rec, m_line);
         m_line += '\n';
         m_out.write(m_line.data(), static_cast<std::streamsize>(m_line.size()));
+        ++m_written;
     }
     void finish(Output &) override { m_out.flush(); }
+    // Records printed (the balance: a sink's in = out + errors).
+    void reportMetrics(observe::NodeMetrics &m) const override { m.recordsOut = m_written; }
 
 private:
+    std::int64_t m_written = 0;
     std::ostream &m_out;
     std::string m_line;
 };

@@ -115,6 +115,12 @@ public:
                 + m_nodeId + " to go on writing into this table as it is)");
     }
 
+    // Rows put into the table (the balance: a sink's in = out + errors).
+    void reportMetrics(observe::NodeMetrics &m) const override
+    {
+        m.recordsOut = static_cast<std::int64_t>(m_rowsWritten);
+    }
+
     std::string stateFingerprint() const override
     {
         return "sink.upsert/1 key=" + keys::joinList(m_enc.paths());

@@ -62,7 +62,9 @@ public:
                 return;
             }
             m_codec.encode(rec, m_keyBuf);
-            addTo(pane(start), hashBytes(m_keyBuf), rec, out);
+            Pane &p = pane(start);
+            out.account(p.fired ? observe::Fate::LateAccepted : observe::Fate::Windowed);
+            addTo(p, hashBytes(m_keyBuf), rec, out);
             return;
         }
         // Sliding: the windows [k*p, k*p + s) that contain t, from the earliest start.
@@ -82,6 +84,8 @@ public:
         }
         m_codec.encode(rec, m_keyBuf);
         const std::uint64_t hash = hashBytes(m_keyBuf);
+        // Late but accepted when its earliest live window (the first to fire) has fired.
+        out.account(pane(start).fired ? observe::Fate::LateAccepted : observe::Fate::Windowed);
         for (; count > 0; --count) {
             addTo(pane(start), hash, rec, out);
             if (count > 1)

@@ -105,6 +105,8 @@ public:
         target->start = mStart;
         target->end = mEnd;
         m_ignoredValues += m_aggs.add(rec, target->acc.data());
+        out.account(targetWasFired || satSub(mEnd, 1) <= m_wm ? observe::Fate::LateAccepted
+                                                              : observe::Fate::Windowed);
 
         if (satSub(mEnd, 1) <= m_wm) {
             // Due already (only reachable with allowed lateness): emit with this record.

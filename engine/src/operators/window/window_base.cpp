@@ -79,6 +79,7 @@ void WindowOperatorBase::emitResult(Timestamp start,
     m_aggs.writeTo(acc, r);
     r.append(kEmit, Value::string(kind == EmitKind::Final ? "final" : "update"));
     r.time = satSub(end, 1);
+    out.account(kind == EmitKind::Final ? observe::Fate::WindowFinal : observe::Fate::WindowUpdate);
     out.emit(0, std::move(r));
 }
 
