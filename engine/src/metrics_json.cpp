@@ -29,8 +29,10 @@ std::string nodeMetricsLine(const observe::NodeMetrics &m, std::int64_t tMs)
     if (m.stateSpilled > 0) // extension: settings.state "rocksdb" only
         j["state_spilled"] = m.stateSpilled;
     j["open_windows"] = m.openWindows;
-    if (m.lateAccepted > 0) // extension: windows with allowed lateness only
-        j["late_accepted"] = m.lateAccepted;
+    // Extension: windows with allowed lateness only (the same figure as accounted's
+    // late_accepted: late records that still updated a result).
+    if (const std::int64_t accepted = m.fate(observe::Fate::LateAccepted); accepted > 0)
+        j["late_accepted"] = accepted;
     // Extension (issue 16): every record accounted for, and whether the figures balance.
     Json fates = Json::object();
     for (std::size_t i = 0; i < observe::kFateCount; ++i)

@@ -203,7 +203,7 @@ void runOne(const PipelineSpec &base,
     row.inputRecords = snap.recordsRead;
     for (const auto &m : snap.nodes) {
         row.lateDropped += m.late;
-        row.lateAccepted += m.lateAccepted;
+        row.lateAccepted += m.fate(observe::Fate::LateAccepted);
         row.peakStateEntries += m.peakStateEntries;
         row.peakStateBytes += m.peakStateBytes;
         const NodeKind *kind = findNodeKind(m.kind);

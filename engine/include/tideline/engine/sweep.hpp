@@ -19,8 +19,8 @@
 // - late_dropped: records sent to a `late` port (or counted there when it is unconnected),
 //   summed over nodes (NodeMetrics::late).
 // - late_accepted: late records a node still took into a result it had already emitted (a
-//   window within allowed_lateness_ms; NodeMetrics::lateAccepted). Sliding windows count a
-//   record once per fired window it updated.
+//   window within allowed_lateness_ms; the accounting's Fate::LateAccepted, once per record
+//   even when a sliding window's record updates several fired windows).
 // - results: rows that reached a sink from a data port (not from `late` / `errors`).
 // - completeness: accepted / max accepted over the sweep's combinations, where accepted is,
 //   summed over the nodes that have a `late` port, records in minus records sent to late; the

@@ -43,9 +43,6 @@ struct NodeMetrics
     std::int64_t stateBytes = 0;
     std::int64_t stateSpilled = 0; ///< Of stateEntries, how many are on disk (state "rocksdb").
     std::int64_t openWindows = 0;
-    /// Late records that still updated a result (within allowed lateness: a window that had
-    /// fired took them and emitted again); `late` counts the ones sent aside.
-    std::int64_t lateAccepted = 0;
     /// Highest stateEntries / stateBytes so far, sampled before each watermark advance (state
     /// only shrinks there); 0 unless JobOptions::trackPeakState.
     std::int64_t peakStateEntries = 0;

@@ -128,7 +128,6 @@ public:
         m.stateBytes = static_cast<std::int64_t>(memoryBytes());
         m.stateSpilled = m_spill.entriesSpilled();
         m.errors += m_ignoredValues;
-        m.lateAccepted = m_lateAccepted;
     }
 
     state::SpillStats spillStats() const override
@@ -278,7 +277,6 @@ private:
         m_entries += created ? 1 : 0;
         m_ignoredValues += m_aggs.add(rec, acc);
         if (p.fired) {
-            ++m_lateAccepted; // a late record that updated a fired window (allowed lateness)
             emitResult(p.start, p.end, p.table.key(idx), acc,
                        created ? EmitKind::Final : EmitKind::Update, out);
         }

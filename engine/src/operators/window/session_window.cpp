@@ -111,7 +111,6 @@ public:
         if (satSub(mEnd, 1) <= m_wm) {
             // Due already (only reachable with allowed lateness): emit with this record.
             target->fired = true;
-            ++m_lateAccepted; // a late record that updated a result (allowed lateness)
             const EmitKind kind = emittedBefore ? EmitKind::Update : EmitKind::Final;
             target->emitted = true;
             if (isNew || mStart != oldStart)
@@ -175,7 +174,6 @@ public:
         m.stateBytes = static_cast<std::int64_t>(bytes); // memory only (spilled: on disk)
         m.stateSpilled = m_spill.entriesSpilled();
         m.errors += m_ignoredValues;
-        m.lateAccepted = m_lateAccepted;
     }
 
     void snapshotState(StateWriter &w) const override

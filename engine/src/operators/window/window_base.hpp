@@ -148,7 +148,6 @@ protected:
     std::string m_keyBuf; ///< the current record's encoded key (reused)
     Timestamp m_wm = kMinTime;
     std::int64_t m_ignoredValues = 0; ///< non-numeric inputs to sum/min/max/avg
-    std::int64_t m_lateAccepted = 0;  ///< late records a fired window took (allowed lateness)
 
     /// settings.state: spill store and budget when "rocksdb" (m_state.store is null otherwise).
     state::StateBackendConfig m_state;
