@@ -71,10 +71,10 @@ int runSweepCommand(const CliOptions &opt,
         replayInput.bounded = true;
         replayInput.configureJob = [replays, dir = opt.replayDir, text = text.str()](
                                        PipelineSpec &combination, JobOptions &jo) -> std::string {
-            std::string error;
-            auto replayer = recording::Replayer::open(dir, combination, text, 0, error);
+            std::string openError;
+            auto replayer = recording::Replayer::open(dir, combination, text, 0, openError);
             if (!replayer)
-                return error;
+                return openError;
             combination.settings.erase("checkpoint"); // as for a single --replay
             jo.feed = replayer.get();
             jo.clock = &replayer->clock();
