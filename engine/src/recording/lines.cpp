@@ -4,6 +4,7 @@
 
 #include <tideline/engine/recording.hpp>
 
+#include <array>
 #include <charconv>
 #include <cstdio>
 #include <limits>
@@ -70,7 +71,7 @@ void escape(std::string &out, std::string_view s)
     }
 }
 
-int hexDigit(char c)
+constexpr int hexDigit(char c)
 {
     if (c >= '0' && c <= '9')
         return c - '0';
@@ -302,6 +303,16 @@ std::string parseLineReference(std::string_view line, Entry &e, std::string &sou
 
 namespace {
 
+/// Hex digit values; 0x80 marks a byte that is not one.
+constexpr auto kHex = [] {
+    std::array<std::uint8_t, 256> t{};
+    for (int c = 0; c < 256; ++c) {
+        const int d = hexDigit(static_cast<char>(c));
+        t[static_cast<std::size_t>(c)] = d < 0 ? 0x80 : static_cast<std::uint8_t>(d);
+    }
+    return t;
+}();
+
 /// Where a line's columns are: the first eight tabs, and what the line holds besides.
 struct Columns
 {
@@ -343,6 +354,43 @@ bool scanColumns(std::string_view line, Columns &c)
     std::size_t i = 0;
 #ifdef __SSE2__
     const __m128i tab = _mm_set1_epi8('\t'), slash = _mm_set1_epi8('\\');
+    auto mask = [&](const char *at, const __m128i &what) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i *>(at));
+        return static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, what)));
+    };
+    if (n >= 64) {
+        // The usual line: its eight separators within the first 64 bytes. Loops of a fixed
+        // count only: a branch that depends on where the tabs fall mispredicts line by line.
+        std::uint64_t tabs = 0, slashes = 0;
+        for (unsigned k = 0; k < 4; ++k) {
+            tabs |= std::uint64_t{mask(p + 16 * k, tab)} << (16 * k);
+            slashes |= std::uint64_t{mask(p + 16 * k, slash)} << (16 * k);
+        }
+        if (__builtin_popcountll(tabs) >= kColumns - 1) {
+            for (int k = 0; k < kColumns - 1; ++k) {
+                c.tab[k] = static_cast<std::size_t>(__builtin_ctzll(tabs));
+                tabs &= tabs - 1;
+            }
+            const std::size_t value = c.tab[kColumns - 2] + 1;
+            const std::uint64_t valueMask = value >= 64 ? 0 : ~std::uint64_t{0} << value;
+            c.headerEscapes = (slashes & ~valueMask) != 0;
+            c.valueEscapes = (slashes & valueMask) != 0;
+            c.valueTab = tabs != 0; // the tabs left are all after the eighth
+            std::uint32_t moreTabs = 0, moreSlashes = 0;
+            for (i = 64; i + 16 <= n; i += 16) {
+                moreTabs |= mask(p + i, tab);
+                moreSlashes |= mask(p + i, slash);
+            }
+            if (i < n) { // the last 16 bytes, without those already seen
+                const auto seen = static_cast<unsigned>(i - (n - 16));
+                moreTabs |= mask(p + n - 16, tab) >> seen;
+                moreSlashes |= mask(p + n - 16, slash) >> seen;
+            }
+            c.valueTab |= moreTabs != 0;
+            c.valueEscapes |= moreSlashes != 0;
+            return true;
+        }
+    }
     for (; i + 16 <= n; i += 16) {
         const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i));
         block(i, static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, tab))),
@@ -399,14 +447,15 @@ template<typename Int>
     Columns c;
     if (!scanColumns(line, c) || c.valueTab || c.tab[0] != 8)
         return false;
-    std::uint32_t want = 0;
-    for (int i = 0; i < 8; ++i) {
-        const int d = hexDigit(line[static_cast<std::size_t>(i)]);
-        if (d < 0)
-            return false;
-        want = want * 16 + static_cast<std::uint32_t>(d);
+    // The CRC's digits are random: a table and one check at the end, not a branch per digit
+    // (which mispredicts about every other digit and cost more than the rest of the line).
+    std::uint32_t want = 0, bad = 0;
+    for (std::size_t i = 0; i < 8; ++i) {
+        const std::uint8_t d = kHex[static_cast<unsigned char>(line[i])];
+        bad |= d;
+        want = want << 4 | (d & 0xF);
     }
-    if (checkpoint::crc32c(line.substr(9)) != want)
+    if ((bad & 0x80) || checkpoint::crc32c(line.substr(9)) != want)
         return false;
     auto col = [&](int k) {
         const std::size_t from = c.tab[k - 1] + 1;
