@@ -107,8 +107,7 @@ int replayBench(const Options &o)
                 static_cast<long long>(o.lines), double(fs::file_size(file)) / 1048576.0,
                 double(fs::file_size(rec + "/records.tsv")) / 1048576.0);
     for (int r = 0; r < o.repeat; ++r) {
-        // The replay first: peak RSS is the process's maximum so far, so the file run's figure
-        // includes the replay's (the replay's own is the one printed with it).
+        // Peak RSS is the process's maximum so far: the second run's figure includes the first's.
         std::string error;
         auto replayer = recording::Replayer::open(rec, spec, "bench", 0, error);
         if (!replayer) {
@@ -118,8 +117,16 @@ int replayBench(const Options &o)
         JobOptions jo;
         jo.feed = replayer.get();
         jo.clock = &replayer->clock();
-        Measurement replay = runPipeline(spec, ".", {}, jo);
-        Measurement direct = runPipeline(spec, ".");
+        // The order alternates run by run: on a shared machine the second run of a pair is not
+        // measured under the same conditions as the first.
+        Measurement replay, direct;
+        if (r % 2 == 0) {
+            replay = runPipeline(spec, ".", {}, jo);
+            direct = runPipeline(spec, ".");
+        } else {
+            direct = runPipeline(spec, ".");
+            replay = runPipeline(spec, ".", {}, jo);
+        }
         if (!replay.failure.empty() || !direct.failure.empty()) {
             std::fprintf(stderr, "tideline-bench replay: %s%s\n", replay.failure.c_str(),
                          direct.failure.c_str());
@@ -137,6 +144,13 @@ int replayBench(const Options &o)
                         ? replay.eventsPerSecond() / direct.eventsPerSecond()
                         : 0.0,
                     replay.checksum == direct.checksum ? "" : "  CHECKSUMS DIFFER");
+        // CPU-normalised: what a loaded machine's wall clock does not distort.
+        std::printf("replay_vs_file_cpu %.2f (events per CPU second of the replay / of "
+                    "source.file; %s first)\n",
+                    direct.eventsPerCpuSecond() > 0
+                        ? replay.eventsPerCpuSecond() / direct.eventsPerCpuSecond()
+                        : 0.0,
+                    r % 2 == 0 ? "replay" : "source.file");
         if (r + 1 < o.repeat)
             std::printf("\n");
     }

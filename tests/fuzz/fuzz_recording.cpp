@@ -5,7 +5,9 @@
 //   UTF-8), and the line it writes is one line (no raw '\n' or '\t' beyond the 8 separators);
 // - a line body given a correct CRC either fails cleanly or parses to an entry that writes and
 //   parses back to itself (so the reader never misreads its own format);
-// - an absent value (`\N`) and an end marker (`\E`) round-trip as such, never as bytes.
+// - an absent value (`\N`) and an end marker (`\E`) round-trip as such, never as bytes;
+// - parseLine (the replay's fast path) reads every line as parseLineReference does: the same
+//   entry and source id, or the same error.
 
 #include "checkpoint/checksum.hpp"
 #include "fuzz_common.hpp"
@@ -41,6 +43,22 @@ std::vector<std::string_view> parts(std::string_view s)
     }
 }
 
+/// parseLine against the reference reading of the same line.
+std::string parseChecked(std::string_view line, Entry &e, std::string &id)
+{
+    Entry ref;
+    std::string refId;
+    const std::string want = parseLineReference(line, ref, refId);
+    const std::string got = parseLine(line, e, id);
+    FUZZ_CHECK(got == want, got + " / " + want + ": " + fuzz::shown(line));
+    if (want.empty()) {
+        FUZZ_CHECK(id == refId, fuzz::shown(line));
+        ref.source = e.source;
+        FUZZ_CHECK(sameEntry(e, ref), fuzz::shown(line));
+    }
+    return got;
+}
+
 void roundTrip(const Entry &e, std::string_view sourceId)
 {
     std::string line;
@@ -51,7 +69,7 @@ void roundTrip(const Entry &e, std::string_view sourceId)
     FUZZ_CHECK(std::count(line.begin(), line.end(), '\t') == 8, fuzz::shown(line));
     Entry back;
     std::string id;
-    const std::string why = parseLine(line, back, id);
+    const std::string why = parseChecked(line, back, id);
     FUZZ_CHECK(why.empty(), why + ": " + fuzz::shown(line));
     FUZZ_CHECK(id == sourceId, fuzz::shown(line));
     back.source = e.source;
@@ -67,13 +85,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     std::string id;
 
     // 1. Raw bytes as a line.
-    (void)parseLine(text, e, id);
+    (void)parseChecked(text, e, id);
 
     // 2. The bytes as a line body with a correct CRC.
     char crc[10];
     std::snprintf(crc, sizeof crc, "%08x\t", tideline::checkpoint::crc32c(text));
     const std::string withCrc = std::string(crc, 9) + std::string(text);
-    if (parseLine(withCrc, e, id).empty() && !id.empty())
+    if (parseChecked(withCrc, e, id).empty() && !id.empty())
         roundTrip(e, id);
 
     // 3. An entry made of the input's parts.

@@ -82,7 +82,13 @@ void appendLine(std::string &out, const Entry &e, std::string_view sourceId);
 
 /// Parses one line (without '\n'). Returns "" or what is wrong (without file and line number);
 /// the source id is returned in `sourceId` for the caller to map to an index.
+/// A replay reads every line through here: one SSE2 pass finds the separators and any escape,
+/// and a line as the recorder writes it is read without a per-column search or a library call;
+/// any other line goes to parseLineReference, so results and errors are the same.
 [[nodiscard]] std::string parseLine(std::string_view line, Entry &e, std::string &sourceId);
+/// The reference reading, column by column (the fuzz harness checks parseLine against it).
+[[nodiscard]] std::string
+parseLineReference(std::string_view line, Entry &e, std::string &sourceId);
 
 // --- Writing ---
 
@@ -167,13 +173,16 @@ private:
     std::string m_path;
     Opened m_info;
     int m_fd = -1;
-    std::string m_buffer;
+    std::string m_buffer; ///< read straight into; [m_pos, m_end) is not parsed yet
     std::size_t m_pos = 0;
+    std::size_t m_end = 0;
+    std::size_t m_scan = 0; ///< no '\n' in [m_pos, m_scan)
     bool m_eof = false;
     std::int64_t m_line = 0;
     std::int64_t m_read = 0;
     std::string m_error;
     std::string m_sourceId;
+    int m_lastSource = 0; ///< lines come in runs of one source: its id is compared first
 };
 
 /// Which of the pipeline's sources (id, kind) the recording cannot stand in for: a source the
