@@ -17,7 +17,7 @@ seconds=${1:?usage: scripts/fuzz.sh SECONDS [HARNESS...]}
 shift || true
 harnesses=("$@")
 if [ ${#harnesses[@]} -eq 0 ]; then
-    harnesses=(event_parser csv pipeline expression time state recording)
+    harnesses=(event_parser csv pipeline expression time state recording sweep_axis)
 fi
 if [ -z "${FUZZ_NO_BUILD:-}" ]; then # FUZZ_NO_BUILD=1: use the binaries already built
     cmake --preset fuzz >/dev/null
