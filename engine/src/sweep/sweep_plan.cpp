@@ -7,6 +7,7 @@
 
 #include <tideline/engine/catalog.hpp>
 #include <tideline/engine/expected_outputs.hpp>
+#include <tideline/engine/record_json.hpp>
 #include <tideline/engine/sweep.hpp>
 
 #include <charconv>
@@ -154,6 +155,11 @@ std::string makeAxis(const PipelineSpec &spec,
     for (const auto &text : values) {
         if (text.empty())
             return "--sweep " + what + ": an empty value (two commas, or one at the end)";
+        // A pipeline file is UTF-8 JSON: a value that is not would make the combination's
+        // pipeline unwritable (found by the sweep_axis fuzz harness).
+        if (const std::size_t bad = invalidUtf8At(text); bad != std::string_view::npos)
+            return "--sweep " + what + ": a value is not UTF-8 text (byte " + std::to_string(bad)
+                   + "); write it as UTF-8";
         Json v;
         if (std::string e = typed(*desc, text, v); !e.empty())
             return "--sweep " + what + "=" + text + ": " + e;
