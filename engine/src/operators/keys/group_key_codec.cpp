@@ -164,24 +164,92 @@ void GroupKeyCodec::decode(std::string_view bytes, std::vector<Decoded> &out) co
     }
 }
 
+bool GroupKeyCodec::appendNormalized(std::string_view bytes, std::string &out) const
+{
+    std::size_t pos = 0;
+    for (std::size_t k = 0; k < paths().size(); ++k) {
+        if (pos >= bytes.size())
+            return false;
+        switch (bytes[pos++]) {
+        case TNull:
+            out.push_back('\x01');
+            break;
+        case TFalse:
+            out.push_back('\x02');
+            break;
+        case TTrue:
+            out.push_back('\x03');
+            break;
+        case TInt: {
+            if (pos + 8 > bytes.size())
+                return false;
+            const auto u = static_cast<std::uint64_t>(getI64(bytes, pos)) ^ (1ull << 63);
+            char b[9] = {'\x04'};
+            for (int i = 0; i < 8; ++i)
+                b[1 + i] = static_cast<char>(u >> (56 - 8 * i));
+            out.append(b, 9);
+            break;
+        }
+        case TString: {
+            if (pos + 4 > bytes.size())
+                return false;
+            const std::uint32_t n = getU32(bytes, pos);
+            if (n > bytes.size() - pos)
+                return false;
+            out.push_back('\x05');
+            const std::string_view s = bytes.substr(pos, n);
+            pos += n;
+            // Runs without 0x00 are appended whole (the usual string has none).
+            std::size_t from = 0;
+            for (std::size_t z = s.find('\0'); z != std::string_view::npos;
+                 z = s.find('\0', from)) {
+                out.append(s.data() + from, z - from);
+                out.append("\0\xff", 2);
+                from = z + 1;
+            }
+            out.append(s.data() + from, s.size() - from);
+            out.append("\0\0", 2);
+            break;
+        }
+        default: // TDouble, TRaw, TObject, or not this codec's bytes
+            return false;
+        }
+    }
+    return pos == bytes.size();
+}
+
+GroupKeyCodec::GroupKeyCodec(std::vector<std::string> paths)
+    : BasicKeyEncoder(std::move(paths))
+{
+    for (const std::string &p : this->paths()) {
+        m_names.push_back(internPath(p));
+        m_topLevel.push_back(p.find_first_of(".`") == std::string::npos ? 1 : 0);
+    }
+}
+
 void GroupKeyCodec::writeTo(std::string_view bytes, Record &out) const
 {
-    decode(bytes, m_scratch);
+    // One pass over the bytes (no Decoded list): this runs once per window result.
+    std::size_t pos = 0;
     for (std::size_t k = 0; k < paths().size(); ++k) {
-        const Decoded &d = m_scratch[k];
-        if (!d.isObject) {
-            out.set(paths()[k], d.value);
+        if (pos >= bytes.size() || bytes[pos] != TObject) {
+            const Value v = getScalar(bytes, pos);
+            if (m_append && m_topLevel[k])
+                out.append(m_names[k], v);
+            else
+                out.set(m_names[k], v);
             continue;
         }
-        std::string_view b = d.objectBytes;
-        std::size_t pos = 0;
-        while (pos < b.size()) {
-            const std::uint32_t n = getU32(b, pos);
+        // A nested object: its sub-fields re-nest under the key path.
+        ++pos;
+        const std::uint32_t count = getU32(bytes, pos);
+        for (std::uint32_t f = 0; f < count && pos < bytes.size(); ++f) {
+            const std::uint32_t n = getU32(bytes, pos);
             m_pathScratch.assign(paths()[k]);
             m_pathScratch.push_back('.');
-            m_pathScratch.append(b.substr(pos, n));
+            m_pathScratch.append(pos <= bytes.size() ? bytes.substr(pos, n) : std::string_view{});
             pos += n;
-            out.set(m_pathScratch, getScalar(b, pos));
+            out.set(m_pathScratch, getScalar(bytes, pos));
         }
     }
 }

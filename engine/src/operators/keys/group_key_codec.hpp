@@ -38,10 +38,12 @@ extern template class BasicKeyEncoder<GroupFormat>;
 class GroupKeyCodec : public BasicKeyEncoder<GroupFormat>
 {
 public:
-    explicit GroupKeyCodec(std::vector<std::string> paths)
-        : BasicKeyEncoder(std::move(paths))
-    {
-    }
+    explicit GroupKeyCodec(std::vector<std::string> paths);
+
+    /// Lets writeTo append top-level key fields instead of set()ting them (no lookup, the name
+    /// not copied): only for a caller that knows no other field of its output record can have
+    /// the same name or nest under it (the window, after checking its output names).
+    void appendTopLevelFields(bool on) { m_append = on; }
 
     /// One decoded key field: a scalar value, or the fields of a nested object.
     struct Decoded
@@ -54,9 +56,20 @@ public:
     void decode(std::string_view bytes, std::vector<Decoded> &out) const;
     /// Writes the key fields of `bytes` into an output record (nested paths re-nest on output).
     void writeTo(std::string_view bytes, Record &out) const;
+    /// Appends the order-preserving ("normalized") form of `bytes` to `out`: memcmp of two
+    /// forms orders keys as compareValues orders their fields one by one, and distinct keys
+    /// have distinct forms. Per field: a rank byte (null 1, false 2, true 3, int 4, string 5),
+    /// an int as 8 big-endian bytes with the sign bit flipped, a string's bytes with 0x00
+    /// written as 0x00 0xFF and ended by 0x00 0x00 (so a shorter string sorts first and a
+    /// field never runs into the next). Returns false, with `out` partly written, for keys
+    /// that have no such form: a double (ints and doubles compare by value), a raw value, a
+    /// nested object, or bytes this codec did not write.
+    [[nodiscard]] bool appendNormalized(std::string_view bytes, std::string &out) const;
 
 private:
-    mutable std::vector<Decoded> m_scratch;
+    std::vector<StaticPath> m_names; ///< interned key paths
+    std::vector<char> m_topLevel;    ///< path k is one plain segment (no '.', no backtick)
+    bool m_append = false;
     mutable std::string m_pathScratch;
 };
 

@@ -51,9 +51,12 @@ Aggregates::Aggregates(std::vector<AggSpec> specs)
     , m_hints(m_specs.size(), -1)
 {
     m_onlyCount = true;
-    for (const auto &s : m_specs)
+    for (const auto &s : m_specs) {
         if (s.op != AggOp::Count || !s.field.empty())
             m_onlyCount = false;
+        m_names.push_back(internPath(s.as));
+        m_topLevel.push_back(s.as.find_first_of(".`") == std::string::npos ? 1 : 0);
+    }
 }
 
 namespace {
@@ -201,31 +204,31 @@ void Aggregates::writeTo(const AggState *acc, Record &out) const
         const AggState &s = acc[a];
         switch (spec.op) {
         case AggOp::Count:
-            out.set(spec.as, Value::integer(s.n));
+            put(a, Value::integer(s.n), out);
             break;
         case AggOp::Sum:
             if (s.n == 0)
-                out.set(spec.as, Value::null());
+                put(a, Value::null(), out);
             else if (s.dbl)
-                out.set(spec.as, Value::number(static_cast<double>(s.i) + s.d));
+                put(a, Value::number(static_cast<double>(s.i) + s.d), out);
             else
-                out.set(spec.as, Value::integer(s.i));
+                put(a, Value::integer(s.i), out);
             break;
         case AggOp::Avg:
             if (s.n == 0)
-                out.set(spec.as, Value::null());
+                put(a, Value::null(), out);
             else
-                out.set(spec.as,
-                        Value::number((static_cast<double>(s.i) + s.d) / static_cast<double>(s.n)));
+                put(a, Value::number((static_cast<double>(s.i) + s.d) / static_cast<double>(s.n)),
+                    out);
             break;
         case AggOp::Min:
         case AggOp::Max:
             if (s.n == 0)
-                out.set(spec.as, Value::null());
+                put(a, Value::null(), out);
             else if (s.dbl)
-                out.set(spec.as, Value::number(s.d));
+                put(a, Value::number(s.d), out);
             else
-                out.set(spec.as, Value::integer(s.i));
+                put(a, Value::integer(s.i), out);
             break;
         }
     }

@@ -60,6 +60,9 @@ public:
     void merge(AggState *acc, const AggState *other) const;
     /// Writes every aggregate under its `as` name.
     void writeTo(const AggState *acc, Record &out) const;
+    /// Lets writeTo append top-level names instead of set()ting them (no lookup, the name not
+    /// copied): only when no other output field can have the same name or nest under it.
+    void appendTopLevelFields(bool on) { m_append = on; }
 
     void save(StateWriter &w, const AggState *acc) const;
     void load(StateReader &r, AggState *acc) const;
@@ -75,6 +78,16 @@ private:
     std::vector<AggSpec> m_specs;
     std::vector<int> m_hints;
     bool m_onlyCount = false; ///< every aggregate is count without a field: no lookups at all
+    std::vector<StaticPath> m_names; ///< interned `as` names
+    std::vector<char> m_topLevel;    ///< `as` is one plain segment (no '.', no backtick)
+    bool m_append = false;
+    void put(std::size_t a, const Value &v, Record &out) const
+    {
+        if (m_append && m_topLevel[a])
+            out.append(m_names[a], v);
+        else
+            out.set(m_names[a], v);
+    }
 };
 
 } // namespace tideline::window

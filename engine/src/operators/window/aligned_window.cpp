@@ -414,8 +414,15 @@ private:
         for (std::uint32_t i = 0; i < n; ++i)
             m_sortKeys[i] = p.table.key(i);
         sortByKey(m_order, m_sortKeys);
-        for (std::uint32_t i : m_order)
+        // Key order visits the rows at random: at 100,000 keys a window's rows are megabytes,
+        // and waiting for each row was a fifth of the run. Ask for the row a few keys ahead.
+        constexpr std::uint32_t kAhead = 8;
+        for (std::uint32_t j = 0; j < n; ++j) {
+            if (j + kAhead < n)
+                p.table.prefetch(m_order[j + kAhead]);
+            const std::uint32_t i = m_order[j];
             emitResult(p.start, p.end, p.table.key(i), p.table.acc(i), EmitKind::Final, out);
+        }
     }
 
     std::map<Timestamp, Pane> m_panes;            ///< by window start (= by end: one size)

@@ -11,18 +11,31 @@ namespace {
 // 1: fixed-width keys and accumulators. 2: varint key lengths and compact accumulators.
 constexpr std::uint8_t kStateVersion = 2;
 
-// compareValues with the common cases (ints, strings) inline: sorting thousands of fired keys
-// per window must stay cheap.
-inline int fastCompare(const Value &a, const Value &b)
+// Does one of the paths equal the other or nest under it?
+bool clashes(std::string_view a, std::string_view b)
 {
-    if (a.type == ValueType::Int && b.type == ValueType::Int)
-        return a.i < b.i ? -1 : (a.i > b.i ? 1 : 0);
-    if (a.type == ValueType::String && b.type == ValueType::String) {
-        const int c = a.s.compare(b.s);
-        return c < 0 ? -1 : (c > 0 ? 1 : 0);
-    }
-    return compareValues(a, b);
+    if (a.size() > b.size())
+        std::swap(a, b);
+    return b.substr(0, a.size()) == a && (a.size() == b.size() || b[a.size()] == '.');
 }
+
+/// No two output names of a result (key fields, aggregates, window_start, window_end, emit)
+/// clash. Validation refuses pipelines where they do; an operator built without validation
+/// (tests) keeps set()'s replace-on-clash behaviour.
+bool outputNamesDistinct(const WindowConfig &cfg)
+{
+    std::vector<std::string_view> names(cfg.key.begin(), cfg.key.end());
+    for (const auto &a : cfg.aggregates)
+        names.push_back(a.as);
+    for (const char *r : {kWindowStart, kWindowEnd, kEmit})
+        names.push_back(r);
+    for (std::size_t i = 0; i < names.size(); ++i)
+        for (std::size_t j = i + 1; j < names.size(); ++j)
+            if (clashes(names[i], names[j]))
+                return false;
+    return true;
+}
+
 } // namespace
 
 WindowOperatorBase::WindowOperatorBase(const OperatorContext &ctx, WindowConfig cfg)
@@ -33,6 +46,11 @@ WindowOperatorBase::WindowOperatorBase(const OperatorContext &ctx, WindowConfig 
 {
     m_keyBuf.reserve(64);
     m_accBuf.resize(m_aggs.compactBound() + 1);
+    // A result record is built from nothing, so when no names clash its top-level fields can
+    // be appended (no lookup per field, names not copied): emitResult runs once per result.
+    const bool distinct = outputNamesDistinct(m_cfg);
+    m_codec.appendTopLevelFields(distinct);
+    m_aggs.appendTopLevelFields(distinct);
 }
 
 std::string WindowOperatorBase::stateFingerprint() const
@@ -74,10 +92,10 @@ void WindowOperatorBase::emitResult(Timestamp start,
     m_codec.writeTo(key, r);
     // The three fixed names never clash with keys or aggregates (validation), so they can be
     // appended without the lookup set() does.
-    r.append(kWindowStart, Value::integer(start));
-    r.append(kWindowEnd, Value::integer(end));
+    r.append(StaticPath(kWindowStart), Value::integer(start));
+    r.append(StaticPath(kWindowEnd), Value::integer(end));
     m_aggs.writeTo(acc, r);
-    r.append(kEmit, Value::string(kind == EmitKind::Final ? "final" : "update"));
+    r.append(StaticPath(kEmit), Value::staticString(kind == EmitKind::Final ? "final" : "update"));
     r.time = satSub(end, 1);
     out.account(kind == EmitKind::Final ? observe::Fate::WindowFinal : observe::Fate::WindowUpdate);
     out.emit(0, std::move(r));
@@ -86,31 +104,7 @@ void WindowOperatorBase::emitResult(Timestamp start,
 void WindowOperatorBase::sortByKey(std::vector<std::uint32_t> &order,
                                    const std::vector<std::string_view> &keys)
 {
-    const std::size_t k = m_cfg.key.size();
-    if (k == 0 || order.size() < 2)
-        return;
-    m_sortValues.resize(keys.size() * k);
-    for (std::size_t i = 0; i < keys.size(); ++i) {
-        m_codec.decode(keys[i], m_decoded);
-        for (std::size_t j = 0; j < k; ++j)
-            m_sortValues[i * k + j] = m_decoded[j].value;
-    }
-    const Value *vals = m_sortValues.data();
-    // Ties (distinct encodings that compare equal) are broken by the encoded bytes, not by
-    // position, so the order does not depend on where a key sat (memory, or read back from
-    // the spill store).
-    std::sort(order.begin(), order.end(), [vals, k, &keys](std::uint32_t a, std::uint32_t b) {
-        const Value *va = vals + a * k;
-        const Value *vb = vals + b * k;
-        for (std::size_t j = 0; j < k; ++j) {
-            const int c = fastCompare(va[j], vb[j]);
-            if (c != 0)
-                return c < 0;
-        }
-        if (keys[a] != keys[b])
-            return keys[a] < keys[b];
-        return a < b;
-    });
+    m_firingOrder.sort(m_codec, order, keys);
 }
 
 void WindowOperatorBase::writeHeader(StateWriter &w) const

@@ -4,6 +4,7 @@
 
 #include "operators/keys/spill_policy.hpp"
 #include "operators/window/aggregates.hpp"
+#include "operators/window/firing_order.hpp"
 #include "operators/window/key_codec.hpp"
 #include "operators/window/window_config.hpp"
 #include "state/state_backend.hpp"
@@ -43,7 +44,7 @@ protected:
                     Output &out);
 
     /// Sorts `order` (indexes into `keys`) by key value, as compareValues orders them field by
-    /// field. keys[i] are encoded keys.
+    /// field (FiringOrder: a radix sort of normalized keys). keys[i] are encoded keys.
     void sortByKey(std::vector<std::uint32_t> &order, const std::vector<std::string_view> &keys);
 
     /// end - 1 + L, saturated: the watermark at which a window's state is dropped.
@@ -158,8 +159,7 @@ private:
     std::uint8_t m_stateVersion = 2; ///< of the state being restored
     mutable std::vector<char> m_accBuf;
     mutable std::vector<char> m_batch; ///< EntryBatch's buffer
-    std::vector<KeyCodec::Decoded> m_decoded;
-    std::vector<Value> m_sortValues;
+    FiringOrder m_firingOrder;         ///< sortByKey's buffers
 };
 
 std::unique_ptr<Operator> makeAlignedWindow(const OperatorContext &ctx, WindowConfig cfg);
