@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
 """Tideline against DuckDB on the same aggregation of the same file (issue 22, item 3).
 
-    app/bench-peer/peer_bench.py --tideline-run PATH [--workload NAME ...] [--runs N]
-                                 [--events N] [--duckdb-threads 1,2] [--parallelism P]
+    app/bench-peer/peer_bench.py --tideline-run PATH [--baseline PATH] [--workload NAME ...]
+                                 [--runs N] [--events N] [--duckdb-threads 1,2] [--parallelism P]
 
 A benchmark command, not a test. For each workload it writes one JSONL file with Tideline's
 generator (not timed), then alternates runs: Tideline (source.file -> watermark -> window ->
 sink.file, CSV) and DuckDB (its npm package, pinned in package.json: read_json + GROUP BY + COPY
 to CSV) with each thread count asked for. Every run's result is checked equal to the first
-Tideline run's (rows compared as sets of user_id, window_start, n, total). It prints, per
-workload, the median seconds of each engine and the ratio Tideline / DuckDB (below 1: Tideline
-is faster), plus peak RSS of each process.
+Tideline run's (rows compared as sets of user_id, window_start, n, total; a --baseline
+tideline-run's result file must be byte-identical). It prints, per workload, the median seconds
+of each engine and the ratio Tideline / DuckDB (below 1: Tideline is faster), both of medians and
+as the median of each round's ratio, plus peak RSS of each process. Workloads: issue 22's table
+(tumbling-10k, sliding-10k, tumbling-1m), then tumbling-100k and tumbling-5m.
 
 Times: Tideline's is the run loop as tideline-run reports it ("done: N records read in X ms":
 reading, parsing, windowing, writing; not process start or validation); DuckDB's is the query as
@@ -37,7 +39,10 @@ WORKLOADS = {
     "sliding-10k": (10_000, {"type": "sliding", "size_ms": 5000, "slide_ms": 1000}, "sliding"),
     "tumbling-100k": (100_000, {"type": "tumbling", "size_ms": 1000}, "tumbling"),
     "tumbling-1m": (1_000_000, {"type": "tumbling", "size_ms": 1000}, "tumbling"),
+    "tumbling-5m": (5_000_000, {"type": "tumbling", "size_ms": 1000}, "tumbling"),
 }
+# Issue 22's table first, then the other key counts.
+DEFAULT = ["tumbling-10k", "sliding-10k", "tumbling-1m", "tumbling-100k", "tumbling-5m"]
 
 
 def run_child(argv, cwd=None):
@@ -121,6 +126,8 @@ def rows_of(path):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tideline-run", required=True)
+    ap.add_argument("--baseline", help="another tideline-run (e.g. before a change) run in the "
+                    "same rounds; its result file must be byte-identical to --tideline-run's")
     ap.add_argument("--workload", action="append", choices=sorted(WORKLOADS))
     ap.add_argument("--events", type=int, default=2_000_000)
     ap.add_argument("--runs", type=int, default=5)
@@ -131,29 +138,40 @@ def main():
     if not os.path.isdir(os.path.join(HERE, "node_modules", "@duckdb", "node-api")):
         subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=HERE, check=True)
     run = os.path.abspath(args.tideline_run)
+    engines = [("tideline", run)]
+    if args.baseline:
+        engines.append(("baseline", os.path.abspath(args.baseline)))
     threads = [int(t) for t in args.duckdb_threads.split(",")]
     work = args.keep or tempfile.mkdtemp(prefix="tideline-peer-")
     os.makedirs(work, exist_ok=True)
     try:
         print(f"events {args.events}, runs {args.runs} each, alternating; DuckDB threads {threads}; "
               f"Tideline parallelism {args.parallelism}; load {os.getloadavg()[0]:.2f}")
-        for name in args.workload or ["tumbling-10k", "sliding-10k", "tumbling-1m"]:
+        for name in args.workload or DEFAULT:
             keys, window, duck = WORKLOADS[name]
             folder = os.path.join(work, name)
             data = make_input(run, os.path.join(folder, "input"), args.events, keys)
-            pipeline = tideline_pipeline(os.path.join(folder, "tideline"), data, window, args.parallelism)
-            _, _, first = run_tideline(run, pipeline)  # warm-up, and the reference result
+            pipelines = {e: tideline_pipeline(os.path.join(folder, e), data, window, args.parallelism)
+                         for e, _ in engines}
+            _, _, first = run_tideline(run, pipelines["tideline"])  # warm-up, the reference
             expected = rows_of(first)
+            with open(first, "rb") as f:
+                reference = f.read()
             for t in threads:
                 run_duckdb(duck, data, os.path.join(folder, f"duckdb-{t}.csv"), t)
-            times = {"tideline": []}
+            times = {e: [] for e, _ in engines}
             times.update({f"duckdb-{t}": [] for t in threads})
             rss = {}
             for _ in range(args.runs):
-                s, r, out = run_tideline(run, pipeline)
-                assert rows_of(out) == expected, "Tideline's result changed between runs"
-                times["tideline"].append(s)
-                rss["tideline"] = max(rss.get("tideline", 0), r)
+                # One round: every engine once, in the same order (alternating runs).
+                for e, binary in engines:
+                    s, r, out = run_tideline(binary, pipelines[e])
+                    with open(out, "rb") as f:
+                        if f.read() != reference:
+                            raise SystemExit(f"{name}: {e}'s result file differs from the first "
+                                             "Tideline run's (byte for byte)")
+                    times[e].append(s)
+                    rss[e] = max(rss.get(e, 0), r)
                 for t in threads:
                     s, r, out = run_duckdb(duck, data, os.path.join(folder, f"duckdb-{t}.csv"), t)
                     got = rows_of(out)
@@ -168,9 +186,18 @@ def main():
             for k, v in times.items():
                 print(f"  {k:12s} median {med[k]:.3f} s  ({args.events / med[k] / 1e6:.2f} M events/s)"
                       f"  runs {' '.join(f'{x:.3f}' for x in v)}  peak RSS {rss[k]:.0f} MiB")
-            for t in threads:
-                print(f"  Tideline / DuckDB-{t}-thread{'s' if t > 1 else ''}: "
-                      f"{med['tideline'] / med[f'duckdb-{t}']:.2f}")
+            # Two ratios: of the medians, and the median of each round's ratio (the runs of one
+            # round are seconds apart, so they share the machine's load of the moment).
+            for e, _ in engines:
+                for t in threads:
+                    d = f"duckdb-{t}"
+                    per_round = statistics.median(a / b for a, b in zip(times[e], times[d]))
+                    print(f"  {e} / DuckDB-{t}-thread{'s' if t > 1 else ''}: "
+                          f"{med[e] / med[d]:.2f} (medians), {per_round:.2f} (median of rounds)")
+            if args.baseline:
+                per_round = statistics.median(a / b for a, b in zip(times["tideline"], times["baseline"]))
+                print(f"  tideline / baseline: {med['tideline'] / med['baseline']:.2f} (medians), "
+                      f"{per_round:.2f} (median of rounds); result files byte-identical")
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)

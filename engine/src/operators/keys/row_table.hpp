@@ -1,15 +1,18 @@
 #pragma once
-// RowTable: the hash table of the aligned window's panes (one per window), the hottest
+// RowTable: the keyed-state toolkit's hash table (one hash, one probing scheme: slot_index.hpp)
+// with rows in place of entries, for the aligned window's panes (one per window), the hottest
 // structure of a window at many keys. Insert-only with a reset: a pane's keys all live until
 // the pane is dropped, so there is no erase and rows stay in insertion order (firing sorts
 // them by key; a snapshot writes them in that order, which keeps snapshots canonical for a
-// given input). keys::KeyTable is the toolkit's other table, for state that erases keys one by
-// one (dedup, join, session keys, top groups, window_join); the two share the hash (hash.hpp)
-// and linear probing in a power-of-two slot array, and differ in what one probe touches (see
-// both layouts): here a key and its cells are one row, and nothing is erased.
+// given input). KeyTable (key_table.hpp) is the same probing over entries that can be erased
+// one by one (dedup, join, session keys, top groups, window_join); the two differ only in what
+// one probe touches: here narrow slots (every lookup goes on to its row to fold the record
+// in, so a slot need not hold the key) and a key and its cells in one row.
 //
 // settings.state "rocksdb" uses the header's spare word as the second-chance bit of
 // keys::SpillPolicy (touch / touched / clearTouches) and keepOnly to drop spilled rows.
+
+#include "operators/keys/slot_index.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -38,14 +41,7 @@ public:
         m_size = 0;
         m_rows.clear();
         m_keys.clear();
-        // Load factor at most 3/4 (linear probing with a tag per slot stays short at that).
-        std::size_t cap = 16;
-        while (cap * 3 < (expected + 1) * 4)
-            cap <<= 1;
-        if (m_slots.size() != cap)
-            m_slots.assign(cap, 0);
-        else
-            std::fill(m_slots.begin(), m_slots.end(), 0);
+        m_index.reset(Index::capacityFor(expected + 1));
         m_rows.reserve(expected * m_stride);
     }
 
@@ -56,31 +52,24 @@ public:
         const bool small = key.size() <= sizeof probe;
         if (small && !key.empty())
             std::memcpy(probe, key.data(), key.size());
-        std::size_t mask = m_slots.size() - 1;
-        const std::uint64_t tag = hash >> 32;
-        std::size_t pos = hash & mask;
-        for (;;) {
-            const std::uint64_t s = m_slots[pos];
-            if (s == 0)
-                break;
-            if ((s >> 32) == tag) {
-                const auto idx = static_cast<std::uint32_t>(s) - 1;
+        const Probe p(key, hash);
+        std::uint32_t hole = 0;
+        const std::uint32_t found = m_index.find(
+            p,
+            [&](std::uint32_t idx) {
                 const Header h = header(idx);
-                if (h.len == key.size()
-                    && (small ? (h.inl[0] == probe[0] && h.inl[1] == probe[1])
-                              : std::memcmp(m_keys.data() + h.inl[0], key.data(), h.len) == 0)) {
-                    created = false;
-                    return idx;
-                }
-            }
-            pos = (pos + 1) & mask;
+                return h.len == key.size()
+                       && (small ? (h.inl[0] == probe[0] && h.inl[1] == probe[1])
+                                 : std::memcmp(m_keys.data() + h.inl[0], key.data(), h.len) == 0);
+            },
+            hole);
+        if (found != Index::kNone) {
+            created = false;
+            return found;
         }
-        if ((m_size + 1) * 4 > m_slots.size() * 3) {
-            grow();
-            mask = m_slots.size() - 1;
-            pos = hash & mask;
-            while (m_slots[pos] != 0)
-                pos = (pos + 1) & mask;
+        if (m_index.full(m_size)) {
+            m_index.rehash(m_index.capacity() * 2);
+            hole = m_index.holeFor(p.tag);
         }
         const auto idx = static_cast<std::uint32_t>(m_size);
         Header h;
@@ -98,7 +87,7 @@ public:
         m_rows.resize(m_rows.size() + m_stride);
         std::memcpy(static_cast<void *>(&m_rows[idx * m_stride]), &h, sizeof h);
         ++m_size;
-        m_slots[pos] = (tag << 32) | (idx + 1);
+        m_index.place(hole, p, idx);
         created = true;
         return idx;
     }
@@ -157,8 +146,7 @@ public:
     }
     std::size_t bytes() const
     {
-        return m_slots.capacity() * sizeof(std::uint64_t) + m_rows.capacity() * sizeof(Cell)
-               + m_keys.capacity();
+        return m_index.bytes() + m_rows.capacity() * sizeof(Cell) + m_keys.capacity();
     }
 
 private:
@@ -179,21 +167,10 @@ private:
         return h;
     }
 
-    void grow()
-    {
-        m_slots.assign(m_slots.size() * 2, 0);
-        const std::size_t mask = m_slots.size() - 1;
-        for (std::uint32_t i = 0; i < m_size; ++i) {
-            const std::uint64_t hash = header(i).hash;
-            std::size_t pos = hash & mask;
-            while (m_slots[pos] != 0)
-                pos = (pos + 1) & mask;
-            m_slots[pos] = ((hash >> 32) << 32) | (i + 1);
-        }
-    }
+    using Index = SlotIndex<NarrowSlot>;
+    using Probe = Index::Probe;
 
-    // 0 = empty, else (hash >> 32) << 32 | (entry index + 1): the tag skips most key compares.
-    std::vector<std::uint64_t> m_slots;
+    Index m_index;
     std::vector<Cell> m_rows; ///< m_stride cells per entry: header, then the aggregates
     std::string m_keys;       ///< keys longer than 16 bytes
     std::size_t m_stride = 1;
