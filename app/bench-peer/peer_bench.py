@@ -45,18 +45,38 @@ WORKLOADS = {
 DEFAULT = ["tumbling-10k", "sliding-10k", "tumbling-1m", "tumbling-100k", "tumbling-5m"]
 
 
-def run_child(argv, cwd=None):
-    """Runs argv, returns (stdout, stderr, max RSS MiB); raises on a non-zero exit."""
+# Children are started by a small launcher process, not by this script: a child forked from a
+# process holding a large result set reports that process's size as its own peak RSS (Linux
+# carries the parent's resident size into a forked child's ru_maxrss through exec).
+LAUNCHER = r"""
+import json, os, subprocess, sys, tempfile
+for line in sys.stdin:
+    req = json.loads(line)
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(argv, cwd=cwd, stdout=out, stderr=err)
+        proc = subprocess.Popen(req["argv"], cwd=req["cwd"], stdout=out, stderr=err)
         _, status, usage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
-        o, e = out.read().decode(), err.read().decode()
-    if proc.returncode != 0:
-        raise RuntimeError(f"{argv[0]} exited {proc.returncode}:\n{e[-2000:]}")
-    return o, e, usage.ru_maxrss / 1024.0
+        reply = {"rc": os.waitstatus_to_exitcode(status), "out": out.read().decode(),
+                 "err": err.read().decode(), "maxrss_kib": usage.ru_maxrss}
+    sys.stdout.write(json.dumps(reply) + "\n")
+    sys.stdout.flush()
+"""
+_launcher = None
+
+
+def run_child(argv, cwd=None):
+    """Runs argv, returns (stdout, stderr, max RSS MiB); raises on a non-zero exit."""
+    global _launcher
+    if _launcher is None:
+        _launcher = subprocess.Popen([sys.executable, "-c", LAUNCHER], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True)
+    _launcher.stdin.write(json.dumps({"argv": argv, "cwd": cwd}) + "\n")
+    _launcher.stdin.flush()
+    reply = json.loads(_launcher.stdout.readline())
+    if reply["rc"] != 0:
+        raise RuntimeError(f"{argv[0]} exited {reply['rc']}:\n{reply['err'][-2000:]}")
+    return reply["out"], reply["err"], reply["maxrss_kib"] / 1024.0
 
 
 def write_pipeline(path, nodes, edges, settings=None):

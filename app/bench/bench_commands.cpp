@@ -43,19 +43,35 @@ Json watermarkParams(const std::string &field, std::int64_t delay)
     return {{"time_field", field}, {"max_out_of_orderness_ms", delay}};
 }
 
-Json tumblingCount(std::int64_t sizeMs)
+/// The window of the window benchmarks: tumbling (or sliding, --slide-ms) count per user_id,
+/// and sum(value) with --sum.
+Json windowParams(const Options &o)
 {
-    return {{"type", "tumbling"},
-            {"size_ms", sizeMs},
-            {"key", Json::array({"user_id"})},
-            {"aggregates", Json::array({{{"op", "count"}, {"as", "n"}}})}};
+    Json aggs = Json::array({{{"op", "count"}, {"as", "n"}}});
+    if (o.withSum)
+        aggs.push_back({{"op", "sum"}, {"field", "value"}, {"as", "total"}});
+    Json p = {{"type", o.slideMs > 0 ? "sliding" : "tumbling"},
+              {"size_ms", o.sizeMs},
+              {"key", Json::array({"user_id"})},
+              {"aggregates", aggs}};
+    if (o.slideMs > 0)
+        p["slide_ms"] = o.slideMs;
+    return p;
 }
 
-/// The measured tail of the window benchmarks: `from` -> watermark -> tumbling count -> discard.
-void addWindowTail(PipelineSpec &s, const std::string &from, std::int64_t sizeMs)
+std::string windowDescription(const Options &o)
+{
+    std::string d = o.slideMs > 0 ? "sliding " + std::to_string(o.sizeMs) + " ms every "
+                                        + std::to_string(o.slideMs) + " ms"
+                                  : "tumbling " + std::to_string(o.sizeMs) + " ms";
+    return d + (o.withSum ? ", count+sum(value)" : ", count") + " by user_id";
+}
+
+/// The measured tail of the window benchmarks: `from` -> watermark -> window -> discard.
+void addWindowTail(PipelineSpec &s, const std::string &from, const Options &o)
 {
     addNode(s, "wm", "watermark", watermarkParams("event_time", 0));
-    addNode(s, "win", "window", tumblingCount(sizeMs));
+    addNode(s, "win", "window", windowParams(o));
     addNode(s, "out", "sink.discard", Json::object());
     addEdge(s, from, "wm.in");
     addEdge(s, "wm.out", "win.in");
@@ -131,16 +147,16 @@ int generatorWindow(const Options &o)
         PipelineSpec s;
         s.name = "bench-generator-window";
         addNode(s, "gen", "source.generator", generatorParams(n, o.keys, o.rate, 7));
-        addWindowTail(s, "gen.out", o.sizeMs);
+        addWindowTail(s, "gen.out", o);
         return s;
     };
     char desc[400];
     std::snprintf(
         desc, sizeof desc,
         "source.generator(count=%lld, keys=%lld, rate_per_s=%.0f) -> watermark(event_time, "
-        "0 ms) -> window(tumbling %lld ms, count by user_id) -> sink.discard",
+        "0 ms) -> window(%s) -> sink.discard",
         static_cast<long long>(n), static_cast<long long>(o.keys), o.rate,
-        static_cast<long long>(o.sizeMs));
+        windowDescription(o).c_str());
     return runRepeated(o, "generator-window", desc, build, ".", densityJson(o.rate));
 }
 
@@ -167,12 +183,12 @@ int fileWindow(const Options &o)
         PipelineSpec s;
         s.name = "bench-file-window";
         addNode(s, "src", "source.file", {{"path", file}, {"format", "jsonl"}});
-        addWindowTail(s, "src.out", o.sizeMs);
+        addWindowTail(s, "src.out", o);
         return s;
     };
     std::string desc = "source.file(jsonl, " + std::to_string(n)
-                       + " lines) -> watermark(event_time) -> window(tumbling "
-                       + std::to_string(o.sizeMs) + " ms, count by user_id) -> sink.discard";
+                       + " lines) -> watermark(event_time) -> window(" + windowDescription(o)
+                       + ") -> sink.discard";
     return runRepeated(o, "file-window", desc, build, ".", densityJson(o.rate));
 }
 
@@ -381,7 +397,13 @@ std::string parseOptions(int argc, char **argv, int first, Options &out)
             out.withOperator = std::string_view(v) == "on";
         } else if (a == "--size-ms")
             err = needInt(out.sizeMs, 1);
-        else if (a == "--rate") {
+        else if (a == "--slide-ms")
+            err = needInt(out.slideMs, 1);
+        else if (a == "--sum") {
+            if (std::string_view(v) != "on" && std::string_view(v) != "off")
+                return a + ": expected on or off, got `" + v + "`";
+            out.withSum = std::string_view(v) == "on";
+        } else if (a == "--rate") {
             err = needInt(x, 1);
             out.rate = double(x);
         } else if (a == "--generators") {

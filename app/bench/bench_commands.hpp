@@ -15,6 +15,8 @@ struct Options
     bool withOperator = true;   ///< --operator off: the same sources and sinks without the stage
     double rate = 100000;
     std::int64_t sizeMs = 10000;
+    std::int64_t slideMs = 0; ///< window benchmarks: > 0 makes the window sliding
+    bool withSum = false;     ///< window benchmarks: sum(value) beside count (issue 22's workloads)
     std::string query = "q5";
     int generators = 1;
     int repeat = 1;

@@ -21,10 +21,12 @@ const char *kUsage = R"(Usage: tideline-bench COMMAND [OPTIONS]
 Commands (every pipeline ends in sink.discard; inputs are bounded):
   generator-window   source.generator -> watermark -> tumbling count per user_id -> discard
                      --events N (10000000)  --keys K (10000)  --rate R (100000 events/s of
-                     event time)  --size-ms S (10000)
+                     event time)  --size-ms S (10000)  --slide-ms P (sliding every P ms)
+                     --sum on|off (off: sum(value) beside count, as issue 22's workloads)
   file-window        writes a JSONL file of --lines N (1000000) generator events to a temp
                      folder (not timed), then source.file -> watermark -> tumbling count
-                     --keys K (10000)  --rate R (100000)  --size-ms S (10000)
+                     --keys K (10000)  --rate R (100000)  --size-ms S (10000)  --slide-ms P
+                     --sum on|off
   generator-dedup    generator of --ids D (1000000) distinct event_ids, some sent twice so the
                      stream has --events N (2000000, at most 2*D) records -> watermark(1 s)
                      -> dedup(event_id, within 2 s) -> discard   --rate R

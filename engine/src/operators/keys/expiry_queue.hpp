@@ -7,12 +7,12 @@
 // last one goes to a binary heap. top() compares the two heads, which gives exactly the order
 // of one heap over all items: (at, seq) with seq the push order.
 //
-// The toolkit's event-time timer queue, for dedup, join, the session window (a timer names a
-// session by slot, generation and start; stale ones are skipped when they come up) and top (one
-// timer per group; a group that completes later waits again). Equal times pop in push order, so
-// an operator that needs another order within one firing sorts what came due (both of those
-// sort by key). The aligned window and window_join keep their panes in a std::map by start
-// instead: a pane is its own timer, and few are open at once.
+// The toolkit's one event-time timer queue, for dedup, join, the session window (a timer names
+// a session by slot, generation and start; stale ones are skipped when they come up), top (one
+// timer per group; a group that completes later waits again), the aligned window (a pane's
+// firing and its clean-up) and window_join (a window's firing); the last two keep the windows
+// themselves in a keys::WindowSet. Equal times pop in push order, so an operator that needs
+// another order within one firing sorts what came due (the windows sort by key).
 
 #include <tideline/engine/time.hpp>
 

@@ -9,11 +9,12 @@
 // Results carry event time end - 1. A record whose window already fired goes to `late`
 // ("window_closed"). Records with a null or missing key field never match.
 //
-// Windows are kept in a std::map by start: few are open at once, and a window is its own
-// timer (the first one fires first). Per window the buffered records and keys are in the
-// keyed-state toolkit's tables; settings.state "rocksdb" spills buffered records
-// (window_join_state.hpp).
+// Windows are kept by start in a keys::WindowSet (few are open at once) and fire from the
+// keyed-state toolkit's event-time timer queue (keys::ExpiryQueue), as the aligned window's
+// panes do. Per window the buffered records and keys are in the toolkit's tables;
+// settings.state "rocksdb" spills buffered records (window_join_state.hpp).
 
+#include "operators/keys/expiry_queue.hpp"
 #include "operators/keys/key_encoder.hpp"
 #include "operators/nexmark/window_join_state.hpp"
 #include "operators/operators.hpp"
@@ -56,7 +57,10 @@ public:
         out.account(observe::Fate::Windowed);
         Win *w = m_last;
         if (!w || m_lastStart != start) {
-            w = &m_windows[start];
+            bool created = false;
+            w = &m_windows.get(start, created);
+            if (created)
+                m_timers.push(fireAt, start);
             m_last = w;
             m_lastStart = start;
         }
@@ -82,15 +86,14 @@ public:
     void processWatermark(Timestamp wm, Output &out) override
     {
         m_wm = wm;
-        while (!m_windows.empty()) {
-            auto it = m_windows.begin();
-            Timestamp start = it->first;
-            if (satSub(satAdd(start, m_size), 1) > wm)
-                break;
-            fire(start, it->second, out);
-            if (m_last == &it->second)
-                m_last = nullptr;
-            m_windows.erase(it);
+        while (!m_timers.empty() && m_timers.top().at <= wm) {
+            const Timestamp start = m_timers.top().payload;
+            m_timers.pop();
+            if (Win *w = m_windows.find(start)) {
+                fire(start, *w, out);
+                m_windows.erase(start);
+                m_last = nullptr; // erasing moves the other windows
+            }
         }
         out.emitWatermark(wm);
     }
@@ -119,13 +122,18 @@ public:
     void restoreState(StateReader &r) override
     {
         m_windows.clear();
+        m_timers.clear();
         m_last = nullptr;
         m_entries = 0;
         m_spill.reset();
         m_wm = r.i64();
         std::uint64_t n = r.u64();
         for (std::uint64_t i = 0; i < n && !r.failed(); ++i) {
-            Win &win = m_windows[r.i64()];
+            const Timestamp start = r.i64();
+            bool created = false;
+            Win &win = m_windows.get(start, created);
+            if (created)
+                m_timers.push(satSub(satAdd(start, m_size), 1), start);
             for (std::uint64_t j = r.u64(); j > 0 && !r.failed(); --j) {
                 std::string k = r.str();
                 Record rec;
@@ -202,6 +210,7 @@ private:
     std::string m_key;
     Timestamp m_wm = kMinTime;
     window_join::Windows m_windows;
+    keys::ExpiryQueue<Timestamp> m_timers; ///< (firing time, window start)
     Win *m_last = nullptr;
     Timestamp m_lastStart = 0;
     std::int64_t m_entries = 0; ///< buffered records and keys, memory and disk

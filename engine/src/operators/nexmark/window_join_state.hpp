@@ -18,6 +18,7 @@
 #include "operators/keys/key_table.hpp"
 #include "operators/keys/spill_policy.hpp"
 #include "operators/keys/time_key.hpp"
+#include "operators/keys/window_set.hpp"
 #include "state/state_backend.hpp"
 
 #include <tideline/engine/record.hpp>
@@ -50,7 +51,8 @@ struct Win
     bool touched = true;            ///< a record arrived since the last spill pass
 };
 
-using Windows = std::map<Timestamp, Win>;
+/// Open windows by start; their firing times are in the operator's keys::ExpiryQueue.
+using Windows = keys::WindowSet<Win>;
 
 class Spill
 {

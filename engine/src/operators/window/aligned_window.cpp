@@ -1,23 +1,27 @@
 // Tumbling and sliding windows: windows aligned to the epoch, shared by every key.
 //
-// Because every key has the same window boundaries, state is one pane per window (ordered by
-// start, which for a fixed size is also the order of ends) and inside it an open-addressing
-// table from encoded key to accumulators. The common path of a record is: floor its time to the
-// window start, reuse the last pane when the window is the same, hash the key bytes, probe, fold
-// the record in. Nothing is allocated unless the key is new in that window. A watermark advance
-// looks at one pane (the first not yet fired) when nothing fires. Panes that are dropped give
-// their table memory back to a small pool, so a steady stream re-uses the same buffers.
+// Because every key has the same window boundaries, state is one pane per window (a
+// keys::WindowSet, ordered by start, which for a fixed size is also the order of ends) and
+// inside it the toolkit's table from encoded key to accumulators (keys::RowTable). A pane's
+// firing (end - 1) and clean-up (end - 1 + allowed lateness) are timers in the toolkit's
+// event-time timer queue (keys::ExpiryQueue), as dedup's, join's and the session window's are. The
+// common path of a record is: floor its time to the window start, reuse the last pane when the
+// window is the same, hash the key bytes, probe, fold the record in. Nothing is allocated unless
+// the key is new in that window. A watermark advance looks at one timer when nothing fires. Panes
+// that are dropped give their table memory back to a small pool, so a steady stream re-uses the
+// same buffers.
 //
 // Sliding windows put a record into each of its size/slide windows (no pane sharing): simple
 // and exact for every aggregate; the cost grows with size/slide, which validation bounds.
 
+#include "operators/keys/expiry_queue.hpp"
 #include "operators/keys/row_table.hpp"
 #include "operators/keys/time_key.hpp"
+#include "operators/keys/window_set.hpp"
 #include "operators/window/window_base.hpp"
 
 #include <cstddef>
 #include <cstring>
-#include <map>
 #include <numeric>
 #include <optional>
 #include <type_traits>
@@ -49,7 +53,6 @@ public:
     AlignedWindow(const OperatorContext &ctx, WindowConfig cfg)
         : WindowOperatorBase(ctx, std::move(cfg))
     {
-        m_cursor = m_panes.end();
     }
 
     void processRecord(int, Record &&rec, Output &out) override
@@ -97,23 +100,25 @@ public:
     {
         if (w > m_wm)
             m_wm = w;
-        // Fire every pane whose end - 1 the watermark reached, in order of end.
-        while (m_cursor != m_panes.end() && satSub(m_cursor->second.end, 1) <= m_wm) {
-            readBackAll(m_cursor->second);
-            firePane(m_cursor->second, out);
-            m_cursor->second.fired = true;
-            ++m_cursor;
-        }
-        // Drop fired panes past their allowed lateness (ordered by end, so from the front).
-        while (!m_panes.empty()) {
-            auto it = m_panes.begin();
-            if (!it->second.fired || cleanupTime(it->second.end) > m_wm)
-                break;
-            m_entries -= static_cast<std::int64_t>(it->second.table.size()) + it->second.spilled;
-            dropSpilled(it->second);
+        // Fire and drop panes as their timers come due. Panes of one size fire in order of end,
+        // and a pane's clean-up (pushed after its firing) never comes before it.
+        while (!m_timers.empty() && m_timers.top().at <= m_wm) {
+            const PaneTimer t = m_timers.top().payload;
+            m_timers.pop();
+            Pane *p = m_panes.find(t.start);
+            if (p == nullptr)
+                continue;
+            if (!t.drop) {
+                readBackAll(*p);
+                firePane(*p, out);
+                p->fired = true;
+                continue;
+            }
+            m_entries -= static_cast<std::int64_t>(p->table.size()) + p->spilled;
+            dropSpilled(*p);
             if (m_pool.size() < 4 && !m_state.store)
-                m_pool.push_back(std::move(it->second.table));
-            m_panes.erase(it);
+                m_pool.push_back(std::move(p->table));
+            m_panes.erase(t.start);
             m_lastPane = nullptr;
         }
         out.emitWatermark(w);
@@ -170,7 +175,7 @@ public:
     void restoreState(StateReader &r) override
     {
         m_panes.clear();
-        m_cursor = m_panes.end();
+        m_timers.clear();
         m_lastPane = nullptr;
         m_entries = 0;
         m_spill.reset();
@@ -185,8 +190,8 @@ public:
             const Timestamp end = r.i64();
             const bool fired = r.u8() != 0;
             const std::uint64_t entries = r.u64();
-            auto it = m_panes.emplace(start, Pane{}).first;
-            Pane &p = it->second;
+            bool fresh = false;
+            Pane &p = m_panes.get(start, fresh);
             p.start = start;
             p.end = end;
             p.fired = fired;
@@ -210,14 +215,14 @@ public:
                 break;
             const Timestamp start = r.i64();
             const std::string_view key = readKey(r, scratch);
-            auto it = m_panes.find(start);
-            if (r.failed() || it == m_panes.end())
+            Pane *p = m_panes.find(start);
+            if (r.failed() || p == nullptr)
                 throw ConfigError("node `" + m_nodeId
                                   + "`: the checkpointed window state is corrupt (a spilled key "
                                     "of a window that is not in the state)");
             bool created = false;
-            const std::uint32_t idx = it->second.table.findOrInsert(key, hashBytes(key), created);
-            readAccs(r, it->second.table.acc(idx));
+            const std::uint32_t idx = p->table.findOrInsert(key, hashBytes(key), created);
+            readAccs(r, p->table.acc(idx));
             ++m_entries;
             if (m_spill.tick())
                 maybeEvict();
@@ -227,9 +232,8 @@ public:
                               + "`: the checkpointed window state is cut short");
         if (m_state.store)
             maybeEvict();
-        m_cursor = m_panes.begin();
-        while (m_cursor != m_panes.end() && m_cursor->second.fired)
-            ++m_cursor;
+        for (const auto &[start, p] : m_panes)
+            pushTimers(p);
     }
 
 private:
@@ -237,10 +241,9 @@ private:
     {
         if (m_lastPane != nullptr && m_lastStart == start)
             return *m_lastPane;
-        auto it = m_panes.lower_bound(start);
-        if (it == m_panes.end() || it->first != start) {
-            it = m_panes.emplace_hint(it, start, Pane{});
-            Pane &p = it->second;
+        bool created = false;
+        Pane &p = m_panes.get(start, created);
+        if (created) {
             p.start = start;
             p.end = satAdd(start, m_cfg.size);
             if (!m_pool.empty()) {
@@ -254,12 +257,19 @@ private:
             // A window the watermark already passed (only reachable with allowed lateness)
             // counts as fired: each key's first record fires it at once.
             p.fired = satSub(p.end, 1) <= m_wm;
-            if (!p.fired && (m_cursor == m_panes.end() || start < m_cursor->first))
-                m_cursor = it;
+            pushTimers(p);
         }
-        m_lastPane = &it->second;
+        m_lastPane = &p;
         m_lastStart = start;
-        return it->second;
+        return p;
+    }
+
+    /// A pane's timers: its firing unless it counts as fired, then its clean-up.
+    void pushTimers(const Pane &p)
+    {
+        if (!p.fired)
+            m_timers.push(satSub(p.end, 1), {p.start, false});
+        m_timers.push(cleanupTime(p.end), {p.start, true});
     }
 
     void addTo(Pane &p, std::uint64_t hash, const Record &rec, Output &out)
@@ -425,8 +435,13 @@ private:
         }
     }
 
-    std::map<Timestamp, Pane> m_panes;            ///< by window start (= by end: one size)
-    std::map<Timestamp, Pane>::iterator m_cursor; ///< first pane not fired yet
+    struct PaneTimer
+    {
+        Timestamp start; ///< the pane's
+        bool drop;       ///< its clean-up, else its firing
+    };
+    keys::WindowSet<Pane> m_panes; ///< by window start (= by end: one size)
+    keys::ExpiryQueue<PaneTimer> m_timers;
     std::vector<PaneTable> m_pool;
     Pane *m_lastPane = nullptr;
     Timestamp m_lastStart = 0;
