@@ -1,6 +1,9 @@
 // The keyed-state toolkit (engine/src/operators/keys/), one structure at a time against plain
 // models: the hash both encoders feed, the two key encoders' round trips and equalities, the
 // aligned window's RowTable (against std::map, across growth, touches and keepOnly), the
+// one probing scheme under both tables (SlotIndex, both slot widths, with hashes made to
+// collide), RowTable under the spill passes SpillPolicy drives (entries leave for a model
+// store and come back when touched again, as the aligned window does it), the
 // time prefix of spill keys, and SpillPolicy's decisions (when a pass runs, what it spills,
 // its counters). KeyTable and ExpiryQueue have their own model tests in
 // tests/nodes/test_state_structures.cpp.
@@ -8,7 +11,9 @@
 #include "operators/keys/group_key_codec.hpp"
 #include "operators/keys/hash.hpp"
 #include "operators/keys/key_encoder.hpp"
+#include "operators/keys/key_table.hpp"
 #include "operators/keys/row_table.hpp"
+#include "operators/keys/slot_index.hpp"
 #include "operators/keys/spill_policy.hpp"
 #include "operators/keys/time_key.hpp"
 
@@ -34,6 +39,59 @@ Record rec(std::initializer_list<std::pair<const char *, Value>> fields)
     for (const auto &[name, v] : fields)
         r.append(name, v);
     return r;
+}
+
+/// SlotIndex against std::map<key, entry>: `distinct` distinct hash values for all keys.
+template<class Slot>
+void runSlotIndexModel(std::uint64_t distinct)
+{
+    using Index = keys::SlotIndex<Slot>;
+    Index index;
+    index.reset(16);
+    std::vector<std::string> entries; // entry number -> key ("" = free)
+    std::map<std::string, std::uint32_t> model;
+    std::mt19937_64 rng(distinct * 31 + Slot::kHasWord);
+    auto hashOf = [&](const std::string &k) {
+        return keys::hashBytes(k) % distinct;
+    };
+    std::string k;
+    for (int step = 0; step < 20000; ++step) {
+        k.clear();
+        const std::uint64_t id = rng() % 600;
+        if (id % 2 == 0)
+            keys::appendValue(Value::integer(static_cast<std::int64_t>(id)), k); // an int key
+        else
+            k = "key-" + std::to_string(id);
+        const typename Index::Probe p(k, hashOf(k));
+        auto equals = [&](std::uint32_t e) {
+            return entries[e] == k;
+        };
+        std::uint32_t hole = 0;
+        const std::uint32_t found = index.find(p, equals, hole);
+        auto it = model.find(k);
+        QCOMPARE(found == Index::kNone, it == model.end());
+        if (it != model.end())
+            QCOMPARE(found, it->second);
+        if (found == Index::kNone && rng() % 3 != 0) {
+            if (index.full(model.size())) {
+                index.rehash(index.capacity() * 2);
+                hole = index.holeFor(p.tag);
+            }
+            const auto e = static_cast<std::uint32_t>(entries.size());
+            entries.push_back(k);
+            index.place(hole, p, e);
+            model.emplace(k, e);
+        } else if (found != Index::kNone && rng() % 2 == 0) {
+            index.erase(found, p.tag);
+            entries[found].clear();
+            model.erase(it);
+        }
+        QVERIFY(model.size() * 4 <= index.capacity() * 3);
+    }
+    for (const auto &[key, e] : model) { // every survivor still found after the erases
+        const typename Index::Probe p(key, hashOf(key));
+        QCOMPARE(index.find(p, [&](std::uint32_t x) { return entries[x] == key; }), e);
+    }
 }
 
 } // namespace
@@ -175,6 +233,139 @@ private slots:
             QCOMPARE(t.findOrInsert(expect[i].first, keys::hashBytes(expect[i].first), created), i);
             QVERIFY(!created);
         }
+    }
+
+    // SlotIndex, the probing both tables share, against a map, for both slot widths: random
+    // inserts, finds and erases (backward shifting) across growth, with hashes that collide on
+    // purpose (few distinct tags: long probe runs, equal tags decided by the key or, in wide
+    // slots, by an integer key's word).
+    void slotIndexMatchesAModel_data()
+    {
+        QTest::addColumn<bool>("wide");
+        QTest::addColumn<int>("distinctHashes");
+        for (bool wide : {true, false})
+            for (int h : {3, 64, 1 << 30})
+                QTest::addRow("%s-%d", wide ? "wide" : "narrow", h) << wide << h;
+    }
+    void slotIndexMatchesAModel()
+    {
+        QFETCH(bool, wide);
+        QFETCH(int, distinctHashes);
+        if (wide)
+            runSlotIndexModel<keys::WideSlot>(static_cast<std::uint64_t>(distinctHashes));
+        else
+            runSlotIndexModel<keys::NarrowSlot>(static_cast<std::uint64_t>(distinctHashes));
+    }
+
+    // RowTable and KeyTable take the hash from their caller: with a hash that collides for
+    // most keys they still find exactly their own rows and entries.
+    void tablesRightUnderCollidingHashes()
+    {
+        keys::RowTable<Cell32> rows;
+        rows.reset(16, 1);
+        keys::KeyTable<int> table(16);
+        std::map<std::string, std::uint32_t> model;
+        std::string k;
+        for (int i = 0; i < 3000; ++i) {
+            k.clear();
+            keys::appendValue(Value::integer(i % 1000), k); // 9 bytes: the inline-word case
+            if (i % 3 == 0)
+                k += "-long-enough-to-live-in-the-arena";
+            const std::uint64_t h = static_cast<std::uint64_t>(i % 5); // 5 hashes for all
+            bool created = false;
+            const std::uint32_t idx = rows.findOrInsert(k, h, created);
+            const auto [entry, inserted] = table.tryEmplace(k, h, i);
+            auto it = model.find(k);
+            QCOMPARE(created, it == model.end());
+            QCOMPARE(inserted, created);
+            if (created)
+                model.emplace(k, idx);
+            else
+                QCOMPARE(idx, it->second);
+            QCOMPARE(table.find(k, h), entry);
+            QCOMPARE(std::string(rows.key(idx)), k);
+        }
+        QCOMPARE(rows.size(), model.size());
+        QCOMPARE(table.size(), model.size());
+    }
+
+    // The aligned window's spill interplay, on the table itself: records reach keys, every
+    // kCheckEvery new keys SpillPolicy decides, a pass moves untouched rows (then all rows) to
+    // a store and keeps the rest with keepOnly, and a key that comes back is read back from
+    // the store. Every key's total must be what a plain map counted, whatever was spilled
+    // when, and the table must keep finding its rows after every rebuild.
+    void rowTableUnderSpillPasses()
+    {
+        const std::string dir = QDir::tempPath().toStdString() + "/tideline-rowtable-spill-"
+                                + std::to_string(QCoreApplication::applicationPid());
+        std::string error;
+        state::StateBackendConfig cfg;
+        cfg.spill = true;
+        cfg.memoryBudget = 64u << 10; // ~700 rows of 3 cells
+        cfg.store = state::SpillStore::open(dir, 64u << 10, error);
+        QVERIFY2(cfg.store, error.c_str());
+        keys::SpillPolicy policy;
+        policy.configure(cfg);
+        keys::RowTable<Cell32> t;
+        t.reset(16, 2);
+        std::map<std::string, std::int64_t> disk, truth;
+        std::mt19937_64 rng(22);
+        std::string k;
+        for (int step = 0; step < 40000; ++step) {
+            // Mostly a hot set of 300 keys, sometimes one of 5,000 cold ones.
+            k = "k" + std::to_string(rng() % 4 == 0 ? 300 + rng() % 5000 : rng() % 300);
+            bool created = false;
+            const std::uint32_t idx = t.findOrInsert(k, keys::hashBytes(k), created);
+            t.touch(idx);
+            if (created) {
+                if (auto d = disk.find(k); d != disk.end()) { // read back
+                    t.acc(idx)[0].a = d->second;
+                    disk.erase(d);
+                    policy.readBack(1);
+                }
+            }
+            t.acc(idx)[0].a += 1;
+            ++truth[k];
+            if (!created || !policy.tick())
+                continue;
+            auto spillCold = [&] {
+                std::vector<std::uint32_t> keep;
+                for (std::uint32_t i = 0; i < t.size(); ++i) {
+                    if (t.touched(i)) {
+                        keep.push_back(i);
+                        continue;
+                    }
+                    disk[std::string(t.key(i))] = t.acc(i)[0].a;
+                    policy.spilled(1);
+                }
+                t.keepOnly(keep, 2);
+            };
+            auto spillMore = [&](auto overTarget) {
+                if (!overTarget())
+                    return;
+                for (std::uint32_t i = 0; i < t.size(); ++i)
+                    disk[std::string(t.key(i))] = t.acc(i)[0].a;
+                policy.spilled(static_cast<std::int64_t>(t.size()));
+                t.keepOnly({}, 2);
+            };
+            policy.maybeSpill([&] { return t.bytes(); }, spillCold, spillMore);
+            QVERIFY(t.bytes() <= cfg.memoryBudget || t.size() < 2000);
+            for (std::uint32_t i = 0; i < t.size(); ++i) { // rows still found after rebuilds
+                bool again = true;
+                QCOMPARE(t.findOrInsert(t.key(i), keys::hashBytes(t.key(i)), again), i);
+                QVERIFY(!again);
+            }
+        }
+        QVERIFY(policy.stats(0).spillPasses > 0);
+        QCOMPARE(policy.entriesSpilled(), static_cast<std::int64_t>(disk.size()));
+        std::map<std::string, std::int64_t> seen = disk;
+        for (std::uint32_t i = 0; i < t.size(); ++i) {
+            QVERIFY(!seen.count(std::string(t.key(i)))); // in memory or on disk, never both
+            seen[std::string(t.key(i))] = t.acc(i)[0].a;
+        }
+        QCOMPARE(seen, truth);
+        cfg.store.reset();
+        QDir(QString::fromStdString(dir)).removeRecursively();
     }
 
     // Spill-store keys led by a time sort as the times do, negative ones first.
