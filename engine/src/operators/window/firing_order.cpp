@@ -43,6 +43,8 @@ void FiringOrder::sort(const KeyCodec &codec,
 {
     if (codec.paths().empty() || order.size() < 2)
         return;
+    if (sortSingleInts(codec, order, keys))
+        return;
     if (!normalizeAll(codec, order, keys)) {
         comparisonSort(codec, order, keys);
         return;
@@ -85,6 +87,47 @@ void FiringOrder::sort(const KeyCodec &codec,
     }
     for (std::size_t i = 0; i < n; ++i)
         order[i] = m_items[i].idx;
+}
+
+bool FiringOrder::sortSingleInts(const KeyCodec &codec,
+                                 std::vector<std::uint32_t> &order,
+                                 const std::vector<std::string_view> &keys)
+{
+    // The usual key, one int field (tag 3 and 8 native-endian bytes): its normalized form
+    // after the shared rank byte is the int with the sign bit flipped, so that is the window,
+    // and no arena of forms is needed.
+    if (codec.paths().size() != 1)
+        return false;
+    const std::size_t n = order.size();
+    m_items.resize(n);
+    for (std::size_t f = 0; f < n; ++f) {
+        const std::string_view k = keys[order[f]];
+        if (k.size() != 9 || k[0] != '\x03')
+            return false;
+        std::int64_t v;
+        std::memcpy(&v, k.data() + 1, 8);
+        m_items[f] = {static_cast<std::uint64_t>(v) ^ (1ull << 63), order[f], 0};
+    }
+    if (n < kRadixMin)
+        std::sort(m_items.begin(), m_items.end(), [](const Item &a, const Item &b) {
+            return a.window != b.window ? a.window < b.window : a.idx < b.idx;
+        });
+    else
+        radixSort();
+    // Equal windows are equal keys (a session window's several sessions): by position.
+    for (std::size_t i = 0; i < n;) {
+        std::size_t j = i + 1;
+        while (j < n && m_items[j].window == m_items[i].window)
+            ++j;
+        if (j - i > 1)
+            std::sort(m_items.begin() + static_cast<std::ptrdiff_t>(i),
+                      m_items.begin() + static_cast<std::ptrdiff_t>(j),
+                      [](const Item &a, const Item &b) { return a.idx < b.idx; });
+        i = j;
+    }
+    for (std::size_t i = 0; i < n; ++i)
+        order[i] = m_items[i].idx;
+    return true;
 }
 
 bool FiringOrder::normalizeAll(const KeyCodec &codec,

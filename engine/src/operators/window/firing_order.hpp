@@ -44,6 +44,10 @@ private:
         std::uint32_t idx;    ///< index into keys
         std::uint32_t form;   ///< index into m_offsets
     };
+    /// One int field in every key: sorted by the int itself. False (nothing done) otherwise.
+    bool sortSingleInts(const KeyCodec &codec,
+                        std::vector<std::uint32_t> &order,
+                        const std::vector<std::string_view> &keys);
     bool normalizeAll(const KeyCodec &codec,
                       const std::vector<std::uint32_t> &order,
                       const std::vector<std::string_view> &keys);
