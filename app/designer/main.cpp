@@ -169,6 +169,8 @@ int main(int argc, char **argv)
         } else if ((parser.isSet(recordOpt) || parser.isSet(replayOpt)) && opened) {
             window.setRunConfirmer([](const QString &) { return true; });
             auto *replay = live->replayController();
+            if (parser.isSet(run)) // the pace of the recorded run
+                live->paceBox()->setCurrentIndex(live->paceBox()->findData(parser.value(run)));
             bool started;
             if (parser.isSet(replayOpt)) {
                 replay->setSpeed(parser.value(replaySpeed).toDouble());

@@ -12,14 +12,18 @@
 #include "replay/replay_controller.hpp"
 
 #include <QComboBox>
+#include <QDialogButtonBox>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
+#include <QPushButton>
+#include <QSpinBox>
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
@@ -89,6 +93,7 @@ class TestReplay : public QObject
     Q_OBJECT
 private Q_SLOTS:
     void runMenuHasRecordReplayAndSpeed();
+    void recordDialogGivesTheLimits();
     void replayGivesTheRecordedRunsOutputs();
     void stepAdvancesAPausedReplayByOneRecord_data();
     void stepAdvancesAPausedReplayByOneRecord();
@@ -111,6 +116,31 @@ void TestReplay::runMenuHasRecordReplayAndSpeed()
     QCOMPARE(s.replay->speed(), 0.0); // flat out
     s.replay->setSpeed(10);
     QCOMPARE(s.replay->speedBox()->currentText(), QStringLiteral("Replay ×10"));
+}
+
+void TestReplay::recordDialogGivesTheLimits()
+{
+    RecordSettings initial;
+    initial.dir = QStringLiteral("/tmp/recordings/clicks");
+    initial.maxRecords = 500;
+    RecordDialog d(initial);
+    QCOMPARE(d.folderEdit()->text(), initial.dir);
+    QCOMPARE(d.maxRecordsBox()->value(), 500);
+    QCOMPARE(d.maxSecondsBox()->text(), QStringLiteral("no limit")); // 0, as for the flags
+    d.maxMegabytesBox()->setValue(3);
+    d.maxSecondsBox()->setValue(60);
+    const RecordSettings s = d.settings();
+    QCOMPARE(s.maxRecords, 500);
+    QCOMPARE(s.maxBytes, 3 * 1024 * 1024);
+    QCOMPARE(s.maxDurationMs, 60000);
+    // The docs' picture of the dialog: TIDELINE_SHOT_DIR=docs/screenshots.
+    if (const QByteArray dir = qgetenv("TIDELINE_SHOT_DIR"); !dir.isEmpty()) {
+        d.show();
+        QTest::qWait(100);
+        QVERIFY(d.grab().save(QString::fromLocal8Bit(dir) + "/designer-replay-record-dialog.png"));
+    }
+    d.folderEdit()->clear();
+    QVERIFY(!d.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok)->isEnabled());
 }
 
 void TestReplay::replayGivesTheRecordedRunsOutputs()

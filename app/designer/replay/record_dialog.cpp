@@ -65,7 +65,9 @@ RecordDialog::RecordDialog(const RecordSettings &initial, QWidget *parent)
     m_seconds->setToolTip(tr("Stop after this much processing time (--record-max-duration)"));
 
     auto *form = new QFormLayout;
-    form->addRow(tr("&Folder (new):"), folderRow);
+    auto *folderLabel = new QLabel(tr("&Folder (new):"), this);
+    folderLabel->setBuddy(m_folder); // a row of a layout gets no buddy from addRow()
+    form->addRow(folderLabel, folderRow);
     form->addRow(tr("Stop after &records:"), m_records);
     form->addRow(tr("Stop at &size:"), m_megabytes);
     form->addRow(tr("Stop after &time:"), m_seconds);

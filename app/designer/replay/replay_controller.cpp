@@ -72,16 +72,19 @@ ReplayController::ReplayController(MainWindow &window, live::LiveController &liv
                            "faster (like tideline-run --replay-speed)"));
     for (double s : speeds())
         m_speed->addItem(speedText(s), s);
-    // Beside the pace box, which a replay does not use (the recording sets the pace).
+    // In the pace box's place while a replay is on screen: a replay does not use the pace
+    // (the recording sets it), and the toolbar has no room for both at 1024 pixels. Before a
+    // replay, Run › Replay Speed chooses it.
     QAction *before = nullptr;
     const auto actions = m_live.toolBar()->actions();
     for (qsizetype i = 0; i + 1 < actions.size(); ++i)
-        if (m_live.toolBar()->widgetForAction(actions[i]) == m_live.paceBox())
+        if (m_live.toolBar()->widgetForAction(actions[i]) == m_live.paceBox()) {
+            m_paceAction = actions[i];
             before = actions[i + 1];
-    if (before)
-        m_live.toolBar()->insertWidget(before, m_speed);
-    else
-        m_live.toolBar()->addWidget(m_speed);
+        }
+    m_speedAction = before ? m_live.toolBar()->insertWidget(before, m_speed)
+                           : m_live.toolBar()->addWidget(m_speed);
+    m_speedAction->setVisible(false);
     connect(m_speed, &QComboBox::currentIndexChanged, this,
             [this](int i) { setSpeed(m_speed->itemData(i).toDouble()); });
     buildMenu();
@@ -279,6 +282,9 @@ void ReplayController::updateStatus()
 {
     const Bridge *b = m_live.bridge();
     const auto mode = b->active() ? b->recordingMode() : Bridge::Recording::None;
+    m_speedAction->setVisible(mode == Bridge::Recording::Replay);
+    if (m_paceAction)
+        m_paceAction->setVisible(mode != Bridge::Recording::Replay);
     if (mode == Bridge::Recording::None) {
         m_status->clear();
         m_status->setToolTip({});

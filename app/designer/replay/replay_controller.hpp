@@ -88,6 +88,8 @@ private:
     QAction *m_replayAction = nullptr;
     QActionGroup *m_speedGroup = nullptr;
     QComboBox *m_speed = nullptr;
+    QAction *m_speedAction = nullptr; ///< the speed box in the Run toolbar (replays only)
+    QAction *m_paceAction = nullptr;  ///< the pace box's, hidden while a replay is shown
     QLabel *m_status = nullptr;
     RecordSettings m_lastRecord;
     QString m_lastReplayDir;
