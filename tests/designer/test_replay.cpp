@@ -28,6 +28,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <optional>
+
 using namespace tideline::designer;
 using State = live::EngineBridge::State;
 
@@ -243,7 +245,15 @@ void TestReplay::recordLimitStopsTheRun()
     RecordSettings settings;
     settings.dir = s.dir.filePath(QStringLiteral("limited"));
     settings.maxRecords = 100;
-    QVERIFY(s.replay->startRecording(settings));
+    // Through Run › Record…, as a user: the dialog suggests a folder beside the pipeline.
+    QString suggested;
+    s.replay->setRecordChooser([&](const RecordSettings &initial) {
+        suggested = initial.dir;
+        return std::optional<RecordSettings>(settings);
+    });
+    s.window.action(QStringLiteral("Run.Record"))->trigger();
+    QVERIFY2(suggested.startsWith(s.dir.filePath(QStringLiteral("recordings/clicks-by-country-"))),
+             qPrintable(suggested));
     QVERIFY(s.waitEnded());
     QCOMPARE(s.bridge()->state(), State::Stopped);
     QCOMPARE(s.bridge()->recordingCount(), 100);
@@ -271,7 +281,9 @@ void TestReplay::mismatchingRecordingShowsTheEnginesError()
 
     Session b; // another pipeline, other sources
     QVERIFY(b.open(QStringLiteral("sessions-late-data")));
-    QVERIFY(!b.replay->startReplay(rec));
+    // Through Run › Replay Recording…, the folder picked in the chooser.
+    b.replay->setFolderChooser([&](const QString &) { return rec; });
+    QVERIFY(!b.replay->replay());
     QCOMPARE(b.messages.size(), 1);
     const QString text = b.replay->lastMessage();
     QVERIFY2(text.contains(QStringLiteral("was made for other sources")), qPrintable(text));
