@@ -7,6 +7,8 @@
 // --presentation sets the presentation scale (View > Presentation mode), e.g. 1.5. --raise
 // brings a dock forward for the shot: lateLedgerDock, liveChartsDock, outputPreviewDock, ...
 // --check runs Test › Check Against Expected Outputs and takes the shot once it has finished.
+// --record DIR / --replay DIR [--replay-speed N]: like --run, but Run › Record… into DIR or
+// Run › Replay Recording… of DIR (speed 0 = flat out, 1 = as recorded, N = ×N).
 
 #include "check/check_controller.hpp"
 #include "engine_bridge.hpp"
@@ -15,6 +17,7 @@
 #include "live/live_charts.hpp"
 #include "live_views.hpp"
 #include "main_window.hpp"
+#include "replay/replay_controller.hpp"
 #include "theme.hpp"
 #include "trace/trace_controller.hpp"
 #include "ui_scale.hpp"
@@ -84,6 +87,21 @@ int main(int argc, char **argv)
                                             "EXPR (Test > Trace a Record), then take the shot."),
                              QStringLiteral("EXPR"));
     parser.addOption(trace);
+    QCommandLineOption recordOpt(QStringLiteral("record"),
+                                 QStringLiteral("With --screenshot: record the run into this new "
+                                                "folder (Run > Record...) before the shot."),
+                                 QStringLiteral("DIR"));
+    parser.addOption(recordOpt);
+    QCommandLineOption replayOpt(QStringLiteral("replay"),
+                                 QStringLiteral("With --screenshot: replay this recording (Run > "
+                                                "Replay Recording...) before the shot."),
+                                 QStringLiteral("DIR"));
+    parser.addOption(replayOpt);
+    QCommandLineOption replaySpeed(QStringLiteral("replay-speed"),
+                                   QStringLiteral("With --replay: 0 = flat out, 1 = as recorded, "
+                                                  "N = N times as fast."),
+                                   QStringLiteral("N"), QStringLiteral("0"));
+    parser.addOption(replaySpeed);
     parser.addPositionalArgument(QStringLiteral("pipeline"),
                                  QStringLiteral("Pipeline file to open."));
     parser.process(app);
@@ -147,6 +165,33 @@ int main(int argc, char **argv)
             QTimer::singleShot(300, &window, [checker, shoot] {
                 if (!checker->check() && !checker->running())
                     shoot(); // refused before running (the panel may say why)
+            });
+        } else if ((parser.isSet(recordOpt) || parser.isSet(replayOpt)) && opened) {
+            window.setRunConfirmer([](const QString &) { return true; });
+            auto *replay = live->replayController();
+            if (parser.isSet(run)) // the pace of the recorded run
+                live->paceBox()->setCurrentIndex(live->paceBox()->findData(parser.value(run)));
+            bool started;
+            if (parser.isSet(replayOpt)) {
+                replay->setSpeed(parser.value(replaySpeed).toDouble());
+                started = replay->startReplay(parser.value(replayOpt));
+            } else {
+                tideline::designer::RecordSettings rec;
+                rec.dir = parser.value(recordOpt);
+                started = replay->startRecording(rec);
+            }
+            if (!started) {
+                qWarning("%s", qPrintable(replay->lastMessage()));
+                return 1;
+            }
+            if (parser.isSet(select))
+                live->selectNode(parser.value(select));
+            QTimer::singleShot(parser.value(after).toInt(), &window, [live, grab] {
+                live->bridge()->pause();
+                QTimer::singleShot(200, live, [live, grab] {
+                    live->onFrame();
+                    grab();
+                });
             });
         } else if (parser.isSet(run) && opened) {
             const QString pace = parser.value(run);

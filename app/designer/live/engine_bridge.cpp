@@ -4,8 +4,10 @@
 
 #include <tideline/engine/catalog.hpp>
 #include <tideline/engine/job.hpp>
+#include <tideline/engine/record_replay.hpp>
 #include <tideline/engine/time.hpp>
 
+#include <QDir>
 #include <QMetaEnum>
 #include <QThread>
 
@@ -54,27 +56,51 @@ std::string timeFieldBelow(const PipelineSpec &spec, const std::string &source)
     return {};
 }
 
+std::int64_t steadyMs()
+{
+    using namespace std::chrono;
+    return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
+}
+
 } // namespace
 
-/// Processing time for the job: the system clock minus the time spent paused. Its waits hold
-/// the loop while the run is paused (see holdWhilePaused()).
+/// Processing time for the job: the system clock minus the time spent paused, or a replay's
+/// virtual clock. Its waits hold the loop while the run is paused (see holdWhilePaused()).
 class EngineBridge::LoopClock final : public Clock
 {
 public:
-    explicit LoopClock(EngineBridge &bridge)
+    LoopClock(EngineBridge &bridge, recording::ReplayClock *replay)
         : m_bridge(bridge)
+        , m_replay(replay)
     {
     }
-    std::int64_t nowMs() override { return m_system.nowMs() - m_pausedMs.load(); }
+    std::int64_t nowMs() override
+    {
+        return m_replay ? m_replay->nowMs() : m_system.nowMs() - m_pausedMs.load();
+    }
     void sleepMs(std::int64_t ms) override
     {
-        m_bridge.holdWhilePaused();
-        m_system.sleepMs(ms);
+        const bool step = m_bridge.holdWhilePaused();
+        if (!m_replay)
+            m_system.sleepMs(ms);
+        else if (step)
+            m_replay->skipMs(ms); // Step: the next record now, not when the wall clock says
+        else
+            m_replay->sleepMs(ms);
     }
-    void addPaused(std::int64_t ms) { m_pausedMs += ms; }
+    /// The loop was held for `ms`: a live run's clock leaves that time out; a replay's virtual
+    /// clock did not move meanwhile, only its pacing must not catch up on it.
+    void addPaused(std::int64_t ms)
+    {
+        if (m_replay)
+            m_replay->restartPacing();
+        else
+            m_pausedMs += ms;
+    }
 
 private:
     EngineBridge &m_bridge;
+    recording::ReplayClock *m_replay;
     SystemClock m_system;
     std::atomic<std::int64_t> m_pausedMs{0};
 };
@@ -94,10 +120,44 @@ EngineBridge::~EngineBridge()
 bool EngineBridge::start(const PipelineSpec &spec,
                          const QString &baseDir,
                          Pace pace,
-                         QString *error)
+                         QString *error,
+                         const Recording &rec)
 {
     shutdown();
+    m_replayer.reset();
+    m_recorder.reset();
     m_spec = spec;
+    m_recordingMode = rec.mode;
+    m_recordingDir
+        = rec.mode == Recording::None ? QString() : QDir(baseDir).absoluteFilePath(rec.dir);
+    m_recordingTotal = 0;
+    m_recordingNotes.clear();
+    m_recordingCount = 0;
+    m_speedRequest = -1;
+    m_recordingFinished = false;
+    m_recordingResult.clear();
+    auto fail = [&](const std::string &why) {
+        if (error)
+            *error = QString::fromStdString(why);
+        m_replayer.reset();
+        m_recorder.reset();
+        m_recordingMode = Recording::None;
+        return false;
+    };
+    if (rec.mode == Recording::Replay) {
+        // The recording decides what the sources read and when, not the pace setting; like
+        // --replay, the run neither restores nor writes the pipeline's checkpoints.
+        pace.mode = Pace::AsInFile;
+        m_spec.settings.erase("checkpoint");
+        std::string err;
+        m_replayer = recording::Replayer::open(m_recordingDir.toStdString(), m_spec,
+                                               rec.pipelineText, rec.speed, err);
+        if (!m_replayer)
+            return fail(err);
+        m_recordingTotal = m_replayer->info().manifest.records;
+        for (const auto &note : m_replayer->notes())
+            m_recordingNotes << QString::fromStdString(note);
+    }
     QStringList unpaced;
     if (pace.mode != Pace::AsInFile)
         for (auto &n : m_spec.nodes) {
@@ -144,18 +204,44 @@ bool EngineBridge::start(const PipelineSpec &spec,
                 && n.kind != "source.nexmark"))
             m_chunked = false;
     }
-    m_clock = std::make_unique<LoopClock>(*this);
+    if (m_replayer)
+        m_chunked = rec.speed <= 0; // every replayed source only waits for the virtual clock
+    m_clock = std::make_unique<LoopClock>(*this, m_replayer ? &m_replayer->clock() : nullptr);
     JobOptions options;
     options.clock = m_clock.get();
+    if (m_replayer)
+        options.feed = m_replayer.get();
+    if (rec.mode == Recording::Record) {
+        std::string err;
+        m_recorder = recording::Recorder::create(
+            m_recordingDir.toStdString(), m_spec, rec.pipelineText,
+            recording::Limits{rec.maxRecords, rec.maxBytes, rec.maxDurationMs}, *m_clock, err);
+        if (!m_recorder)
+            return fail(err);
+        options.capture = m_recorder.get();
+    }
     options.baseDir = baseDir.toStdString();
     options.console = &nullStream();
     options.fresh = true; // a designer run starts from the beginning, not from old state
     std::string err;
     m_job = Job::create(m_spec, std::move(options), err);
-    if (!m_job) {
-        if (error)
-            *error = QString::fromStdString(err);
-        return false;
+    if (!m_job)
+        return fail(err);
+    // A limit reached, or the recording running out before its sources ended (the recorded
+    // run was stopped): the run stops there too, as tideline-run's does. Loop thread.
+    if (m_replayer)
+        m_replayer->onExhausted = [this] {
+            m_job->requestStop();
+        };
+    if (m_recorder) {
+        m_recorder->onStopped = [this] {
+            m_job->requestStop();
+        };
+        if (std::string e = m_recorder->begin(); !e.empty()) {
+            m_job.reset();
+            return fail(e);
+        }
+        m_lastRecordCheckpoint = steadyMs();
     }
     m_nodes = nodeInfos(m_spec);
     m_edges = edgeInfos(m_spec);
@@ -260,6 +346,7 @@ void EngineBridge::workerLoop()
                 --m_steps;
                 doStep = true;
             }
+            applyReplaySpeed();
             m_inStep = doStep;
             m_budget = doStep || !m_chunked ? 1 : chunk;
         }
@@ -283,6 +370,16 @@ void EngineBridge::workerLoop()
         }
         if (stepped)
             m_job->publishMetrics(); // (the loop publishes by itself every 33 ms otherwise)
+        if (m_replayer)
+            m_recordingCount = m_replayer->replayed();
+        if (m_recorder) {
+            m_recordingCount = m_recorder->manifest().records;
+            // What a crash of the designer would leave: at most a second of input lost.
+            if (const std::int64_t now = steadyMs(); now - m_lastRecordCheckpoint >= 1000) {
+                m_lastRecordCheckpoint = now;
+                m_recorder->checkpoint();
+            }
+        }
         const auto ms
             = std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - t0).count()
               / 1000.0;
@@ -297,6 +394,9 @@ void EngineBridge::workerLoop()
             State s = st == Job::Status::Finished  ? State::Finished
                       : st == Job::Status::Stopped ? State::Stopped
                                                    : State::Failed;
+            finishRecording(st == Job::Status::Finished  ? "end of input"
+                            : st == Job::Status::Stopped ? "stopped"
+                                                         : "failed");
             m_workerState = static_cast<int>(s);
             m_workerDone = true;
             std::unique_lock lock(m_mutex);
@@ -309,12 +409,67 @@ void EngineBridge::workerLoop()
     }
 }
 
-void EngineBridge::holdWhilePaused()
+void EngineBridge::applyReplaySpeed()
+{
+    // Called with m_mutex held, between two runFor() calls: a flat-out chunk in progress ends
+    // flat out, and the next runFor() is sized for the new speed.
+    const double speed = m_speedRequest.exchange(-1);
+    if (speed < 0 || !m_replayer)
+        return;
+    m_replayer->clock().setSpeed(speed);
+    m_chunked = speed <= 0;
+}
+
+void EngineBridge::setReplaySpeed(double speed)
+{
+    if (!m_replayer)
+        return;
+    speed = std::max(0.0, speed);
+    // A paced replay runs one record per runFor(): the clock may change at once (a long
+    // wait at ×1 shortens now); from flat out, the worker applies it after its chunk.
+    if (!m_chunked)
+        m_replayer->clock().setSpeed(speed);
+    {
+        std::lock_guard lock(m_mutex);
+        m_speedRequest = speed;
+    }
+    m_wake.notify_all();
+}
+
+void EngineBridge::finishRecording(const std::string &why)
+{
+    if (m_recordingFinished)
+        return;
+    m_recordingFinished = true;
+    if (m_recorder) {
+        std::string e = m_recorder->finish(why);
+        const recording::Manifest m = m_recorder->manifest();
+        m_recordingCount = m.records;
+        m_recordingResult
+            = !e.empty() ? e
+                         : std::to_string(m.records) + " records (" + std::to_string(m.bytes)
+                               + " bytes, " + std::to_string(m.durationMs) + " ms) recorded into "
+                               + m_recordingDir.toStdString() + " (" + m.stoppedBy + ")";
+    } else if (m_replayer) {
+        m_recordingCount = m_replayer->replayed();
+        m_recordingResult = std::to_string(m_replayer->replayed())
+                            + " recorded records replayed from " + m_recordingDir.toStdString();
+    }
+}
+
+QString EngineBridge::recordingResult() const
+{
+    return m_workerDone.load() || !m_thread ? QString::fromStdString(m_recordingResult) : QString();
+}
+
+bool EngineBridge::holdWhilePaused()
 {
     // Only a one-record runFor() can stop exactly between two records; chunks never wait.
     std::unique_lock lock(m_mutex);
-    if (m_running || m_inStep || m_budget != 1 || m_quit || m_job->stopRequested())
-        return;
+    if (m_inStep)
+        return true;
+    if (m_running || m_budget != 1 || m_quit || m_job->stopRequested())
+        return false;
     const auto t0 = std::chrono::steady_clock::now();
     m_wake.wait(lock,
                 [this] { return m_running || m_steps > 0 || m_quit || m_job->stopRequested(); });
@@ -326,6 +481,7 @@ void EngineBridge::holdWhilePaused()
         --m_steps;
         m_inStep = true;
     }
+    return m_inStep;
 }
 
 void EngineBridge::run()
@@ -393,7 +549,13 @@ void EngineBridge::shutdown()
         delete m_thread;
         m_thread = nullptr;
     }
+    // A run shut down before it ended (a new document, closing the window) still leaves a
+    // complete recording of what it read; the worker is gone, so this thread may close it.
+    if (m_job)
+        finishRecording("stopped");
     m_job.reset();
+    m_recorder.reset();
+    m_replayer.reset();
     m_clock.reset();
 }
 

@@ -11,6 +11,15 @@
 // a second and emits frame(). Taps: late/errors at every node (ledger), inputs at sinks
 // (output preview), inputs and outputs at window nodes (timeline), data out at a watched
 // edge; when the UI falls behind, the worker waits between chunks (bounded memory).
+//
+// Record and replay (issue 19, record_replay.hpp): a run may capture every source into a
+// recording folder (a Recorder on the run's LoopClock, so time spent paused is no gap in the
+// recording), or replay one in place of its sources. A replay runs on the Replayer's virtual
+// clock, which LoopClock wraps: Pause holds the loop inside the clock's waits and restarts the
+// clock's pacing afterwards (no catch-up burst), Step moves the virtual clock at once to the
+// next record (ReplayClock::skipMs) whatever the speed. Flat-out replays run in chunks; paced
+// ones one record per runFor(), like other paced runs. A change of speed is applied by the
+// worker between two runFor() calls, so a chunk never runs paced.
 
 #include "live/live_types.hpp"
 
@@ -30,9 +39,26 @@ class QThread;
 
 namespace tideline {
 class Job;
-}
+namespace recording {
+class Recorder;
+class Replayer;
+} // namespace recording
+} // namespace tideline
 
 namespace tideline::designer::live {
+
+/// Recording a run, or replaying a recording in place of its sources (EngineBridge::start).
+/// Outside the class: a default argument cannot use a nested struct's member initializers.
+struct RunRecording
+{
+    enum Mode { None, Record, Replay } mode = None;
+    QString dir; ///< relative to the run's baseDir
+    /// Record: the limits of --record-max-records / -bytes / -duration (0 = none).
+    qint64 maxRecords = 0, maxBytes = 0, maxDurationMs = 0;
+    double speed = 0; ///< Replay: 0 = flat out, 1 = as recorded, N = N times as fast
+    /// The pipeline file's text as the recording's hash sees it (manifest pipeline_sha256).
+    std::string pipelineText;
+};
 
 class EngineBridge final : public QObject
 {
@@ -49,12 +75,21 @@ public:
         double value = 0;
     };
 
+    /// Recording the run, or replaying a recording in place of its sources.
+    using Recording = RunRecording;
+
     explicit EngineBridge(QObject *parent = nullptr);
     ~EngineBridge() override;
 
     /// Compiles `spec` and starts the worker paused (then call run() or step()).
-    /// `baseDir` resolves relative paths. False (and `error`) when the job cannot be built.
-    bool start(const PipelineSpec &spec, const QString &baseDir, Pace pace, QString *error);
+    /// `baseDir` resolves relative paths. False (and `error`) when the job cannot be built,
+    /// or the recording cannot be made or replayed (the engine's message: which sources do
+    /// not match, which file and line is damaged). A replay ignores `pace`.
+    bool start(const PipelineSpec &spec,
+               const QString &baseDir,
+               Pace pace,
+               QString *error,
+               const Recording &recording = {});
     void run();
     void pause();
     /// Processes exactly one source record, then pauses.
@@ -69,6 +104,20 @@ public:
     /// records at the loop's next tick. While paused, one more record is processed to get
     /// there. savepointFinished() follows on the UI thread. False when no job is running.
     bool requestSavepoint(const QString &dir);
+
+    /// The replay's speed (0 = flat out); applied between two runFor() calls. Any time.
+    void setReplaySpeed(double speed);
+    Recording::Mode recordingMode() const { return m_recordingMode; }
+    /// The recording folder of this run (absolute), "" when it neither records nor replays.
+    QString recordingDir() const { return m_recordingDir; }
+    /// Records captured so far (Record) or replayed so far (Replay).
+    qint64 recordingCount() const { return m_recordingCount.load(); }
+    /// Replay: the records the recording holds (its manifest).
+    qint64 recordingTotal() const { return m_recordingTotal; }
+    /// Replay: the engine's notes (a changed pipeline, a recording cut short).
+    QStringList recordingNotes() const { return m_recordingNotes; }
+    /// Once the run ended: what the recording holds, or why it could not be closed.
+    QString recordingResult() const;
 
     State state() const { return m_state; }
     bool active() const { return m_job != nullptr; }
@@ -110,12 +159,28 @@ private:
     enum class Command { None, Run, Pause, Step, Stop, Quit };
     void workerLoop();
     /// Called by the clock on the loop thread while a source waits: holds there while paused.
-    void holdWhilePaused();
+    /// True when the wait belongs to a Step (a replay then skips its virtual clock ahead).
+    bool holdWhilePaused();
+    /// Worker, between two runFor() calls: a requested replay speed takes effect.
+    void applyReplaySpeed();
+    /// Closes the recording of a run that ended (worker) or was shut down (UI, joined).
+    void finishRecording(const std::string &why);
     void installTaps();
     void setState(State s);
 
-    std::unique_ptr<LoopClock> m_clock; ///< outlives m_job (declared first)
+    std::unique_ptr<LoopClock> m_clock;              ///< outlives m_job (declared first)
+    std::unique_ptr<recording::Replayer> m_replayer; ///< the job's feed and clock
+    std::unique_ptr<recording::Recorder> m_recorder; ///< the job's capture
     std::unique_ptr<Job> m_job;
+    Recording::Mode m_recordingMode = Recording::None;
+    QString m_recordingDir;
+    qint64 m_recordingTotal = 0;
+    QStringList m_recordingNotes;
+    std::atomic<qint64> m_recordingCount{0};
+    std::atomic<double> m_speedRequest{-1};  ///< -1 = none pending
+    std::int64_t m_lastRecordCheckpoint = 0; ///< worker: steady ms of the last checkpoint()
+    bool m_recordingFinished = false;
+    std::string m_recordingResult; ///< written before m_workerDone, read after
     PipelineSpec m_spec;
     QThread *m_thread = nullptr;
     QTimer m_timer;
@@ -126,7 +191,8 @@ private:
     bool m_checkpoints = false;
     QString m_failure;
     qint64 m_frames = 0;
-    bool m_chunked = true; ///< flat-out file/generator sources only: runFor() in chunks
+    /// Flat-out file/generator sources, or a flat-out replay: runFor() in chunks.
+    std::atomic<bool> m_chunked{true};
     int m_queueLimit = 200000;
 
     // --- shared with the worker (m_mutex) ---

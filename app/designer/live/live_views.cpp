@@ -19,6 +19,7 @@
 #include "main_window.hpp"
 #include "pipeline_document.hpp"
 #include "postgres_inspector.hpp"
+#include "replay/replay_controller.hpp"
 #include "trace/trace_controller.hpp"
 
 #include <tideline/engine/catalog.hpp>
@@ -106,6 +107,7 @@ LiveController::LiveController(MainWindow &window)
             readBackTable(key.mid(6));
     });
     readBackTimer->start();
+    m_replay = new ReplayController(window, *this); // after the toolbar (its speed box)
     connect(m_preview, &L::OutputPreview::currentChanged, this, [this](const QString &key) {
         if (key.startsWith(QLatin1String("table:")))
             readBackTable(key.mid(6));
@@ -347,7 +349,7 @@ void LiveController::buildDocks()
     m_timeline->setModel(nullptr);
 }
 
-bool LiveController::startRun(bool paused, QString *error)
+bool LiveController::startRun(bool paused, QString *error, const EngineBridge::Recording &recording)
 {
     const PipelineDocument &doc = m_window.document();
     if (doc.errorCount() > 0) {
@@ -377,7 +379,7 @@ bool LiveController::startRun(bool paused, QString *error)
     const QString base
         = doc.filePath().isEmpty() ? QDir::homePath() : QFileInfo(doc.filePath()).absolutePath();
     QString err;
-    if (!m_bridge->start(doc.spec(), base, pace, &err)) {
+    if (!m_bridge->start(doc.spec(), base, pace, &err, recording)) {
         if (error)
             *error = tr("Cannot run: %1").arg(err);
         return false;

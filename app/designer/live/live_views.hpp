@@ -3,6 +3,7 @@
 // live views, and figures on the canvas. Installed into a MainWindow through
 // installLiveViews(); it only uses MainWindow's public API (document, scene, docks).
 
+#include "engine_bridge.hpp"
 #include "live/live_types.hpp"
 
 #include <tideline/engine/spec.hpp>
@@ -33,6 +34,7 @@ class WindowTimelineView;
 namespace tideline::designer {
 
 class MainWindow;
+class ReplayController;
 struct DocumentChange;
 
 namespace live {
@@ -69,8 +71,15 @@ public:
     QDockWidget *dock(const QString &objectName) const;
 
     /// Starts a run of the open document (paused when `paused`); false + message when it
-    /// cannot start (invalid pipeline, missing input file).
-    bool startRun(bool paused, QString *error = nullptr);
+    /// cannot start (invalid pipeline, missing input file, a recording that does not fit).
+    /// `recording`: record the run, or replay a recording in place of its sources.
+    bool
+    startRun(bool paused, QString *error = nullptr, const EngineBridge::Recording &recording = {});
+    /// Before Run / Step starts a run: saves an unsaved pipeline that has relative paths,
+    /// and asks before running a file from elsewhere (MainWindow::confirmRun()).
+    bool readyToStart();
+    /// Run › Record… / Replay Recording… and the replay speed (replay/replay_controller.hpp).
+    ReplayController *replayController() const { return m_replay; }
     /// Shows this node in the timeline / watermark panel (what selecting it does).
     void selectNode(const QString &id);
     /// Processes whatever the bridge has and redraws (what each frame does).
@@ -97,9 +106,6 @@ Q_SIGNALS:
 
 private:
     void buildToolbar();
-    /// Before Run / Step starts a run: saves an unsaved pipeline that has relative paths,
-    /// and asks before running a file from elsewhere (MainWindow::confirmRun()).
-    bool readyToStart();
     QStringList relativePaths() const;
     void buildDocks();
     void onSelectionChanged();
@@ -119,6 +125,7 @@ private:
 
     MainWindow &m_window;
     EngineBridge *m_bridge;
+    ReplayController *m_replay = nullptr;
     std::unique_ptr<tideline::live::LiveHistory> m_history;
     tideline::live::LiveCharts *m_charts = nullptr;
     tideline::live::WindowTimelineView *m_timeline = nullptr;

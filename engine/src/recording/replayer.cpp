@@ -39,6 +39,12 @@ void ReplayClock::setSpeed(double speed)
     m_speed.store(speed);
 }
 
+void ReplayClock::skipMs(std::int64_t ms)
+{
+    m_now += std::max<std::int64_t>(ms, 0);
+    m_wallAnchorMs = -1; // the next paced sleep anchors again from there
+}
+
 void ReplayClock::sleepMs(std::int64_t ms)
 {
     m_now += std::max<std::int64_t>(ms, 0);
@@ -48,7 +54,7 @@ void ReplayClock::sleepMs(std::int64_t ms)
         return;
     }
     const std::int64_t wall = wallMs();
-    if (m_wallAnchorMs < 0 || speed != m_anchorSpeed) {
+    if (m_restart.exchange(false) || m_wallAnchorMs < 0 || speed != m_anchorSpeed) {
         m_wallAnchorMs = wall;
         m_virtualAnchorMs = m_now;
         m_anchorSpeed = speed;

@@ -19,7 +19,7 @@
 // recording gives the same ticks, the same idleness and byte-identical outputs, run after run.
 //
 // [Threading] Recorder and Replayer are used on the loop thread only, except ReplayClock's
-// speed, which the designer may change from its thread.
+// speed and restartPacing(), which the designer may call from its thread.
 
 #include <tideline/engine/recording.hpp>
 #include <tideline/engine/time.hpp>
@@ -151,9 +151,21 @@ public:
     void setSpeed(double speed); ///< any thread
     double speed() const { return m_speed.load(); }
 
+    // Pause and Step (the designer holds the loop inside the job's clock while a replay is
+    // paused). [Threading] restartPacing() from any thread; skipMs() on the loop thread only.
+
+    /// Pacing starts afresh at the next sleep, as after a change of speed: the wall time the
+    /// loop spent held (a paused replay) is not caught up in a burst afterwards.
+    void restartPacing() { m_restart.store(true); }
+    /// Advances the virtual clock by `ms` at once, whatever the speed, and restarts pacing:
+    /// Step on a paced replay releases the next record without waiting for it on the wall
+    /// clock (the loop's idle sleeps during the step go here instead of sleepMs()).
+    void skipMs(std::int64_t ms);
+
 private:
     std::int64_t m_now;
     std::atomic<double> m_speed;
+    std::atomic<bool> m_restart{false};
     // Pacing: the wall clock and the virtual time at the last change of speed.
     std::int64_t m_wallAnchorMs = -1;
     std::int64_t m_virtualAnchorMs = 0;
