@@ -34,6 +34,7 @@ constexpr auto kHex = [] {
 struct Columns
 {
     std::size_t tab[kColumns - 1]; ///< positions of the eight separators
+    bool headerEscapes = false;    ///< a backslash before the value column
     bool valueEscapes = false;     ///< a backslash in the value column
     bool valueTab = false;         ///< a ninth tab (too many columns)
 };
@@ -54,11 +55,14 @@ bool scanColumns(std::string_view line, Columns &c)
             if (found == kColumns - 1)
                 valueStart = base + static_cast<std::size_t>(bit) + 1;
         }
-        if (found < kColumns - 1)
-            return; // backslashes before the value: the columns that may have them look
+        if (found < kColumns - 1) {
+            c.headerEscapes |= slashes != 0;
+            return;
+        }
         // The last separator may sit inside this block: split its backslashes at the value.
         const std::size_t from = valueStart > base ? valueStart - base : 0;
         const std::uint32_t valueMask = from >= 32 ? 0 : ~0u << from;
+        c.headerEscapes |= (slashes & ~valueMask) != 0;
         c.valueEscapes |= (slashes & valueMask) != 0;
         c.valueTab |= (tabs & valueMask) != 0;
     };
@@ -79,18 +83,14 @@ bool scanColumns(std::string_view line, Columns &c)
             tabs |= std::uint64_t{mask(p + 16 * k, tab)} << (16 * k);
             slashes |= std::uint64_t{mask(p + 16 * k, slash)} << (16 * k);
         }
-        // At least eight tabs: clear the lowest seven, one must be left. (Not popcount: the
-        // portable build has no POPCNT, and __builtin_popcountll became a libgcc call.)
-        std::uint64_t rest = tabs;
-        for (int k = 0; k < kColumns - 2; ++k)
-            rest &= rest - 1;
-        if (rest != 0) {
+        if (__builtin_popcountll(tabs) >= kColumns - 1) {
             for (int k = 0; k < kColumns - 1; ++k) {
                 c.tab[k] = static_cast<std::size_t>(__builtin_ctzll(tabs));
                 tabs &= tabs - 1;
             }
             const std::size_t value = c.tab[kColumns - 2] + 1;
             const std::uint64_t valueMask = value >= 64 ? 0 : ~std::uint64_t{0} << value;
+            c.headerEscapes = (slashes & ~valueMask) != 0;
             c.valueEscapes = (slashes & valueMask) != 0;
             c.valueTab = tabs != 0; // the tabs left are all after the eighth
             std::uint32_t moreTabs = 0, moreSlashes = 0;
@@ -184,12 +184,7 @@ template<typename Int>
         return false;
     e.atMs = *at;
     const std::string_view source = col(2), key = col(6), headers = col(7), value = col(8);
-    // Not a flag from the scan: nearly every line has a backslash before its value (`\N`, an
-    // absent column), so the short source id and key are looked at themselves.
-    bool sourceEscapes = false;
-    for (char ch : source)
-        sourceEscapes |= ch == '\\';
-    if (sourceEscapes) { // an odd source id: rare
+    if (c.headerEscapes) { // a key or header with escapes, an odd source id: rare
         if (!unescape(source, sourceId))
             return false;
     } else {
@@ -200,7 +195,7 @@ template<typename Int>
         return false;
     if (isAbsent(key)) {
         e.key.reset();
-    } else if (key.find('\\') == std::string_view::npos) {
+    } else if (!c.headerEscapes) {
         e.key.emplace(key);
     } else {
         std::string k;
