@@ -93,6 +93,14 @@ bool parseEngine(const std::string &name, Engine &out)
     return true;
 }
 
+std::string stringAt(const Json &obj, const char *key)
+{
+    if (!obj.is_object())
+        return {};
+    auto it = obj.find(key);
+    return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 Engine engineOf(const Json &settings)
 {
     Engine e = Engine::Flink;
@@ -113,11 +121,11 @@ JobSemantics readSemantics(const PipelineSpec &spec)
                 = std::max<std::int64_t>(1, sp["trigger_records"].get<std::int64_t>());
         if (sp.contains("batch_field") && sp["batch_field"].is_string())
             s.spark.batchField = sp["batch_field"].get<std::string>();
-        s.spark.updateMode = sp.value("output_mode", std::string()) == "update";
-        s.spark.maxPolicy = sp.value("watermark_policy", std::string()) == "max";
+        s.spark.updateMode = stringAt(sp, "output_mode") == "update";
+        s.spark.maxPolicy = stringAt(sp, "watermark_policy") == "max";
     }
     if (set.is_object() && set.contains("kafka_streams") && set["kafka_streams"].is_object())
-        s.kafka.onClose = set["kafka_streams"].value("emit", std::string()) == "on_close";
+        s.kafka.onClose = stringAt(set["kafka_streams"], "emit") == "on_close";
 
     // Nearest upstream watermark node's delay, per node: a fixpoint over the edges (pipelines
     // are small DAGs; a node's value only grows, so this ends after at most n rounds).
@@ -224,18 +232,17 @@ void checkSemanticsGraph(const PipelineSpec &spec, std::vector<Diagnostic> &out)
                   "checkpoints are not available under semantics \"" + mode
                       + "\" (its operators keep no checkpointable state); remove "
                         "settings.checkpoint or run with semantics \"flink\"");
-    if (spec.settings.value("state", std::string()) == "rocksdb")
+    if (stringAt(spec.settings, "state") == "rocksdb")
         fileError(out, "settings.state",
                   "\"rocksdb\" is not available under semantics \"" + mode
                       + "\" (its state is kept in memory); remove it or run with semantics "
                         "\"flink\"");
     const bool sparkUpdate = e == Engine::Spark && spec.settings.contains("spark")
-                             && spec.settings["spark"].is_object()
-                             && spec.settings["spark"].value("output_mode", "") == "update";
+                             && stringAt(spec.settings["spark"], "output_mode") == "update";
     for (std::size_t i = 0; i < spec.nodes.size(); ++i) {
         const NodeSpec &n = spec.nodes[i];
         if (n.kind == "window") {
-            const std::string type = n.params.value("type", std::string());
+            const std::string type = stringAt(n.params, "type");
             if (sparkUpdate && type == "session")
                 nodeProblem(out, spec, i, "type",
                             "Spark does not support session windows in update output mode "

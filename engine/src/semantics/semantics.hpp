@@ -57,6 +57,10 @@ struct JobSemantics
 /// The mode `settings` select (valid settings assumed: anything unknown reads as the default).
 JobSemantics readSemantics(const PipelineSpec &spec);
 
+/// obj[key] when obj is an object holding a string there, else "" (never throws: validation
+/// reads files that may hold anything).
+std::string stringAt(const Json &obj, const char *key);
+
 /// The engine named by `settings.semantics` (Flink when absent or unknown).
 Engine engineOf(const Json &settings);
 

@@ -61,12 +61,13 @@ void ModeWindowBase::emitRows(std::vector<Row> &rows, Output &out)
 
 Json paramsForEngine(const Json &params, semantics::Engine engine, bool &recordAligned)
 {
-    recordAligned = engine == semantics::Engine::KafkaStreams && params.is_object()
-                    && params.value("type", "") == "sliding" && !params.contains("slide_ms");
+    recordAligned = engine == semantics::Engine::KafkaStreams
+                    && semantics::stringAt(params, "type") == "sliding"
+                    && !params.contains("slide_ms");
     if (!recordAligned)
         return params;
     Json p = params;
-    p["slide_ms"] = params.value("size_ms", Json(1));
+    p["slide_ms"] = params.contains("size_ms") ? params["size_ms"] : Json(1);
     return p;
 }
 
