@@ -112,6 +112,8 @@ private Q_SLOTS:
                 fs::remove_all(dir.path / "out");
                 auto j = nlohmann::ordered_json::parse(
                     testing::readFile((dir.path / "pipeline.json").string()));
+                if (!j["settings"].is_object())
+                    j["settings"] = nlohmann::ordered_json::object();
                 j["settings"].erase("checkpoint");
                 j["settings"].erase("state");
                 j["settings"]["semantics"] = mode;
