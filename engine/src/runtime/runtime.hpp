@@ -18,6 +18,7 @@
 
 #include "checkpoint/runtime_port.hpp"
 #include "runtime/graph.hpp"
+#include "runtime/spark_source_target.hpp"
 #include "semantics/semantics.hpp"
 #include "semantics/spark_clock.hpp"
 
@@ -217,6 +218,7 @@ private:
     void tick(std::int64_t now);
 
     // --- settings.semantics (semantics_hooks.cpp) ---
+    friend class SparkSourceTarget;
     /// The mode every operator is made with; built on first use from m_spec.settings.
     const semantics::JobSemantics *semanticsForOperators();
     /// Spark mode: a source's data record, between the micro-batch boundaries around it.
@@ -226,9 +228,14 @@ private:
     void sparkEndBatch();
     /// Spark mode: a source ended; the batch in progress ends (if it has records).
     void sparkSourceEnded();
+    /// What a source's Output sends to: the runtime itself, or in Spark mode a target that
+    /// counts the source's records into micro-batches first (one test per poll, none per
+    /// record, in every mode).
+    OutputTarget &sourceTarget();
     std::unique_ptr<semantics::JobSemantics> m_semantics;
     std::unique_ptr<semantics::SparkClock> m_sparkClock;
-    bool m_sparkBatches = false; ///< the one test the hot path pays in every mode
+    std::unique_ptr<SparkSourceTarget> m_sparkTarget; ///< Spark mode only (semantics_hooks.cpp)
+    bool m_sparkBatches = false;
 
     PipelineSpec m_spec;
     JobOptions m_options;

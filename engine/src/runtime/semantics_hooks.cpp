@@ -9,6 +9,55 @@
 
 namespace tideline {
 
+void SparkSourceTarget::emit(int node, int port, Record &&record)
+{
+    if (port == 0)
+        m_rt.sparkSourceRecord(node, port, std::move(record));
+    else
+        m_rt.emit(node, port, std::move(record));
+}
+
+void SparkSourceTarget::emitWrapped(int node,
+                                    PortRole role,
+                                    std::string_view reason,
+                                    Record &&record,
+                                    Timestamp watermark,
+                                    std::string_view raw,
+                                    std::string_view where)
+{
+    m_rt.emitWrapped(node, role, reason, std::move(record), watermark, raw, where);
+}
+
+void SparkSourceTarget::emitWatermark(int node, Timestamp w)
+{
+    m_rt.emitWatermark(node, w);
+}
+
+void SparkSourceTarget::emitIdle(int node, bool idle)
+{
+    m_rt.emitIdle(node, idle);
+}
+
+bool SparkSourceTarget::connected(int node, int port) const
+{
+    return m_rt.connected(node, port);
+}
+
+void SparkSourceTarget::traceFate(int node, observe::Fate fate)
+{
+    m_rt.traceFate(node, fate);
+}
+
+OutputTarget &Runtime::sourceTarget()
+{
+    if (!m_sparkTarget) [[likely]]
+        return *this;
+    // Output::account reads these from its target: keep them the runtime's.
+    m_sparkTarget->fateRows = fateRows;
+    m_sparkTarget->tracing = tracing;
+    return *m_sparkTarget;
+}
+
 const semantics::JobSemantics *Runtime::semanticsForOperators()
 {
     if (!m_semantics) {
@@ -18,6 +67,7 @@ const semantics::JobSemantics *Runtime::semanticsForOperators()
             m_sparkClock = std::make_unique<semantics::SparkClock>(sp.triggerRecords, sp.batchField,
                                                                    sp.maxPolicy);
             m_semantics->sparkClock = m_sparkClock.get();
+            m_sparkTarget = std::make_unique<SparkSourceTarget>(*this);
             m_sparkBatches = true;
         }
     }
