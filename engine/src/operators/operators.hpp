@@ -71,6 +71,8 @@ std::unique_ptr<Operator> makeGeneratorSource(const OperatorContext &);
 std::unique_ptr<Operator> makeFileSource(const OperatorContext &);
 void validateFileSource(const NodeValidationContext &);
 std::unique_ptr<Operator> makeWatermark(const OperatorContext &);
+/// The watermark node under settings.semantics "spark" / "kafka-streams" (time/mode_watermark.cpp).
+std::unique_ptr<Operator> makeModeWatermark(const OperatorContext &);
 std::unique_ptr<Operator> makeWindow(const OperatorContext &);
 void validateWindow(const NodeValidationContext &);
 std::unique_ptr<Operator> makeFileSink(const OperatorContext &);
