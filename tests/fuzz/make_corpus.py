@@ -64,6 +64,23 @@ for path in sorted(glob.glob(os.path.join(root, 'pipelines', '**', '*.json'), re
 minimal = '{"format":"tideline/1","nodes":[{"id":"g","kind":"source.generator","params":{"count":%s}},{"id":"o","kind":"sink.discard","params":{}}],"edges":[{"from":"g.out","to":"o.in"}]}'
 for n in ['10', '1e400', '44E444', '1e-400', '123456789012345678901234', '18446744073709551615', '-0']:
     put('pipeline', minimal % n)
+# settings.semantics and the modes' blocks (docs/reference/semantics.md), good and bad shapes
+mode = ('{"format":"tideline/1","settings":%s,"nodes":[{"id":"s","kind":"source.generator","params":{"count":5}},'
+        '{"id":"w","kind":"watermark","params":{"time_field":"event_time","max_out_of_orderness_ms":5}},'
+        '{"id":"x","kind":"window","params":{"type":%s,"size_ms":10,"gap_ms":3,"aggregates":[{"op":"count"}]}},'
+        '{"id":"d","kind":"dedup","params":{"key":["event_id"],"within_ms":5}},'
+        '{"id":"o","kind":"sink.discard","params":{}}],"edges":[{"from":"s.out","to":"w.in"},'
+        '{"from":"w.out","to":"x.in"},{"from":"x.out","to":"o.in"},{"from":"x.late","to":"o.in"},'
+        '{"from":"w.out","to":"d.in"},{"from":"d.out","to":"o.in"}]}')
+for settings, wtype in [
+        ('{"semantics":"spark","spark":{"trigger_records":3,"batch_field":"partition","output_mode":"update","watermark_policy":"max"}}', '"tumbling"'),
+        ('{"semantics":"spark","spark":{"output_mode":"update"}}', '"session"'),
+        ('{"semantics":"kafka-streams","kafka_streams":{"emit":"on_close"}}', '"sliding"'),
+        ('{"semantics":"kafka-streams","state":"rocksdb","checkpoint":{"interval_ms":5,"dir":"c"}}', '"session"'),
+        ('{"semantics":7,"spark":[],"kafka_streams":{"emit":1,"x":2}}', '5'),
+        ('{"semantics":"spark","spark":{"trigger_records":1.5,"batch_field":"","output_mode":3,"watermark_policy":null}}', 'null'),
+        ('{"semantics":"kafka-streams","spark":{"trigger_records":18446744073709551615}}', '"sliding"')]:
+    put('pipeline', mode % (settings, wtype))
 put('pipeline', '{"format":"tideline/1","ui":{"zoom":[1, 2, 1e999]},"nodes":[]}')
 put('pipeline', '[' * 70 + ']' * 70)
 put('pipeline', '{"format":"tideline/1","nodes":[{"id":"f","kind":"filter","params":{"expr":"%s"}}]}'

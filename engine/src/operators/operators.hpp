@@ -71,6 +71,8 @@ std::unique_ptr<Operator> makeGeneratorSource(const OperatorContext &);
 std::unique_ptr<Operator> makeFileSource(const OperatorContext &);
 void validateFileSource(const NodeValidationContext &);
 std::unique_ptr<Operator> makeWatermark(const OperatorContext &);
+/// The watermark node under settings.semantics "spark" / "kafka-streams" (time/mode_watermark.cpp).
+std::unique_ptr<Operator> makeModeWatermark(const OperatorContext &);
 std::unique_ptr<Operator> makeWindow(const OperatorContext &);
 void validateWindow(const NodeValidationContext &);
 std::unique_ptr<Operator> makeFileSink(const OperatorContext &);
@@ -83,6 +85,8 @@ void validateFilter(const NodeValidationContext &);
 std::unique_ptr<Operator> makeMap(const OperatorContext &);
 void validateMap(const NodeValidationContext &);
 std::unique_ptr<Operator> makeDedup(const OperatorContext &);
+/// dedup under settings.semantics "spark" / "kafka-streams" (dedup/mode_dedup.cpp).
+std::unique_ptr<Operator> makeModeDedup(const OperatorContext &);
 void validateDedup(const NodeValidationContext &);
 std::unique_ptr<Operator> makeJoin(const OperatorContext &);
 void validateJoin(const NodeValidationContext &);

@@ -55,7 +55,7 @@ Job::Status Runtime::runFor(std::int64_t maxRecords)
                         continue;
                     allFinished = false;
                     std::int64_t before = m_recordsRead;
-                    Output out(*this, v);
+                    Output out(sourceTarget(), v);
                     auto want
                         = static_cast<int>(std::min<std::int64_t>(budget, m_options.batchSize));
                     SourceOperator::Poll r = node.source->poll(out, want);
@@ -68,6 +68,8 @@ Job::Status Runtime::runFor(std::int64_t maxRecords)
                         if (m_options.capture) // --record: where this source's input ended
                             m_options.capture->endOf(node.spec->id);
                         produced = true;
+                        if (m_sparkBatches) // Spark: the input's last batch ends first
+                            sparkSourceEnded();
                         emitWatermark(v, kMaxTime);
                     }
                 }

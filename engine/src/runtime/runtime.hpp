@@ -18,6 +18,9 @@
 
 #include "checkpoint/runtime_port.hpp"
 #include "runtime/graph.hpp"
+#include "runtime/spark_source_target.hpp"
+#include "semantics/semantics.hpp"
+#include "semantics/spark_clock.hpp"
 
 #include <tideline/engine/job.hpp>
 #include <tideline/engine/operator.hpp>
@@ -213,6 +216,26 @@ private:
     /// savepoint fails (the run fails); a failed final checkpoint is reported as a warning.
     void finishCheckpoints();
     void tick(std::int64_t now);
+
+    // --- settings.semantics (semantics_hooks.cpp) ---
+    friend class SparkSourceTarget;
+    /// The mode every operator is made with; built on first use from m_spec.settings.
+    const semantics::JobSemantics *semanticsForOperators();
+    /// Spark mode: a source's data record, between the micro-batch boundaries around it.
+    void sparkSourceRecord(int node, int port, Record &&record);
+    /// Spark mode: the batch ends (onMicroBatchEnd everywhere), then the global watermark it
+    /// computed goes out of every watermark node (the no-data batch).
+    void sparkEndBatch();
+    /// Spark mode: a source ended; the batch in progress ends (if it has records).
+    void sparkSourceEnded();
+    /// What a source's Output sends to: the runtime itself, or in Spark mode a target that
+    /// counts the source's records into micro-batches first (one test per poll, none per
+    /// record, in every mode).
+    OutputTarget &sourceTarget();
+    std::unique_ptr<semantics::JobSemantics> m_semantics;
+    std::unique_ptr<semantics::SparkClock> m_sparkClock;
+    std::unique_ptr<SparkSourceTarget> m_sparkTarget; ///< Spark mode only (semantics_hooks.cpp)
+    bool m_sparkBatches = false;
 
     PipelineSpec m_spec;
     JobOptions m_options;

@@ -16,6 +16,7 @@
 #include "operators/operators.hpp"
 #include "operators/params.hpp"
 #include "operators/time/time_parse.hpp"
+#include "semantics/semantics.hpp"
 
 #include <algorithm>
 
@@ -233,6 +234,9 @@ private:
 
 std::unique_ptr<Operator> makeWatermark(const OperatorContext &ctx)
 {
+    // settings.semantics "spark" / "kafka-streams": assign event time only (mode_watermark.cpp).
+    if (ctx.semantics && ctx.semantics->engine != semantics::Engine::Flink)
+        return makeModeWatermark(ctx);
     return std::make_unique<WatermarkNode>(ctx);
 }
 
