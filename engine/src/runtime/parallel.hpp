@@ -136,7 +136,12 @@ private:
     keys::KeyEncoder m_dedupKey;    ///< dedup keys, as dedup encodes them
     std::string m_keyBuf;
     Timestamp m_maxTime = kMinTime;
+    /// Per instance: the open round's marks it was given already (a watermark item before
+    /// its next record, or at submit, covers the rest).
+    std::vector<std::uint32_t> m_marksGiven;
+    void giveMarks(std::size_t k);
     bool m_finished = false;
+    bool m_poolSized = false;
     std::unique_ptr<Round> m_open;
     std::deque<std::unique_ptr<Round>> m_inFlight;
     std::vector<std::unique_ptr<Round>> m_spare; ///< replayed rounds, reused

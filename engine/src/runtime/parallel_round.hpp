@@ -19,6 +19,10 @@ struct InItem
     Record record;
     Timestamp w = kMinTime;
     std::uint32_t step = 0;
+    /// A watermark item stands for the round's watermark steps marks[markFrom, markTo): those
+    /// the stage got since this instance's previous record (an instance needs only the latest
+    /// before each of its records; its results are then told apart by end, see Capture).
+    std::uint32_t markFrom = 0, markTo = 0;
     bool watermark = false;
 };
 
@@ -74,12 +78,23 @@ struct InstanceIO
     }
 };
 
+inline constexpr int kWatermarkStep = -1; ///< a watermark advance, for every instance
+inline constexpr int kPassStep = -2;      ///< a record passed through to a sink
+inline constexpr int kFinishStep = -3;    ///< the instances' finish()
+
 struct Step
 {
-    /// The one instance a record went to; -1 a watermark (every instance); -2 a record for a
-    /// sink that also reads the stage, passed through in order (Round::passthrough[pass]).
+    /// The one instance a record went to, or one of the k*Step kinds.
     int instance;
-    std::uint32_t pass = 0;
+    std::uint32_t pass = 0; ///< kPassStep: index into Round::passthrough
+    Timestamp w = kMinTime; ///< kWatermarkStep: the watermark
+};
+
+/// A watermark step of the round: its index and value.
+struct Mark
+{
+    std::uint32_t step;
+    Timestamp w;
 };
 
 struct Passthrough
@@ -97,6 +112,7 @@ struct Round
     std::vector<Step> steps;
     std::vector<InstanceIO> io;
     std::vector<Passthrough> passthrough;
+    std::vector<Mark> marks;
     int pending = 0; ///< instances still running it (WorkerPool's mutex)
 };
 

@@ -4,6 +4,7 @@
 // single-threaded order.
 
 #include "operators/keys/hash.hpp"
+#include "record/buffer_pool.hpp"
 #include "runtime/parallel.hpp"
 #include "runtime/parallel_round.hpp"
 
@@ -62,10 +63,29 @@ public:
         m_io = &io;
         m_rows[static_cast<std::size_t>(m_cfg.node)] = {};
     }
-    void at(std::uint32_t step, bool watermark)
+    /// Runs a record of step `step`.
+    void atRecord(std::uint32_t step)
     {
         m_step = step;
-        m_watermarkStep = watermark;
+        m_watermarkStep = false;
+    }
+    /// Runs a watermark item covering marks[from, to) of the round: a window result belongs
+    /// to the first of them that fires it (W >= end - 1), as it would have fired there;
+    /// anything else to the first.
+    void atMarks(const std::vector<Mark> &marks, std::uint32_t from, std::uint32_t to)
+    {
+        m_marks = &marks;
+        m_mark = from;
+        m_markTo = to;
+        m_step = marks[from].step;
+        m_watermarkStep = true;
+    }
+    /// Runs finish() (a merge step of its own).
+    void atFinish()
+    {
+        m_marks = nullptr;
+        m_step = 0;
+        m_watermarkStep = true;
     }
     /// After the instance ran the round: decode merge keys (their bytes no longer move) and
     /// hand over the fate counts.
@@ -95,6 +115,12 @@ public:
             s.start = record.get("window_start").i;
             m_codec.encode(record, s.bytes);
             o.aux = static_cast<std::int32_t>(m_io->sortKeys.size() - 1);
+            if (m_marks) {
+                // Results come in order of end: the marks they belong to only move forward.
+                while (m_mark + 1 < m_markTo && (*m_marks)[m_mark].w < satSub(s.end, 1))
+                    ++m_mark;
+                o.step = (*m_marks)[m_mark].step;
+            }
         }
         o.record = std::move(record);
     }
@@ -112,7 +138,9 @@ public:
         m_io->wrapped.push_back({std::string(reason), std::string(raw), std::string(where)});
         o.record = std::move(record);
     }
-    void emitWatermark(int, Timestamp w) override { push(OutKind::Watermark).w = w; }
+    // Window and dedup send on exactly the watermark they got: the replay sends each
+    // watermark step's own value, so the instances' copies are not kept.
+    void emitWatermark(int, Timestamp) override {}
     void emitIdle(int, bool idle) override { push(OutKind::Idle).idle = idle; }
     // Routes are fixed while the run goes (no partition tasks in a parallel run): reading
     // them from a worker is safe.
@@ -133,6 +161,8 @@ private:
     std::vector<keys::GroupKeyCodec::Decoded> m_decoded;
     std::vector<observe::FateCounts> m_rows;
     InstanceIO *m_io = nullptr;
+    const std::vector<Mark> *m_marks = nullptr;
+    std::uint32_t m_mark = 0, m_markTo = 0;
     std::uint32_t m_step = 0;
     bool m_watermarkStep = false;
 };
@@ -147,6 +177,7 @@ ParallelStage::ParallelStage(StageConfig cfg,
     , m_runtime(runtime)
     , m_groupKey(m_cfg.keys)
     , m_dedupKey(m_cfg.keys)
+    , m_marksGiven(m_instances.size(), 0)
     , m_instanceMetrics(m_instances.size())
 {
     for (std::size_t k = 0; k < m_instances.size(); ++k)
@@ -175,19 +206,26 @@ void ParallelStage::processRecord(int input, Record &&record, Output &out)
             return;
         }
         // For a sink downstream: it must come after whatever the steps so far make.
-        m_open->steps.push_back({-2, static_cast<std::uint32_t>(m_open->passthrough.size())});
+        m_open->steps.push_back(
+            {kPassStep, static_cast<std::uint32_t>(m_open->passthrough.size()), kMinTime});
         m_open->passthrough.push_back({input - 1, std::move(record)});
         return;
     }
     if (record.time > m_maxTime)
         m_maxTime = record.time;
+    if (!m_poolSized) [[unlikely]] {
+        // This thread (the loop's) gets its records back a round at a time in the replay.
+        setRecordBufferPoolLimit((kMaxInFlight + 2) * kRoundSteps);
+        m_poolSized = true;
+    }
     if (m_cfg.window)
         m_groupKey.encode(record, m_keyBuf);
     else
         m_dedupKey.encode(record, m_keyBuf);
     const int k = instanceOfKeyGroup(keyGroupOf(m_keyBuf), static_cast<int>(m_instances.size()));
+    giveMarks(static_cast<std::size_t>(k)); // the watermark this record must see
     const std::uint32_t step = nextStep();
-    m_open->steps.push_back({k});
+    m_open->steps.push_back({k, 0, kMinTime});
     InItem &item = m_open->io[static_cast<std::size_t>(k)].in.emplace_back();
     item.record = std::move(record);
     item.step = step;
@@ -197,16 +235,25 @@ void ParallelStage::processRecord(int input, Record &&record, Output &out)
     }
 }
 
+void ParallelStage::giveMarks(std::size_t k)
+{
+    const auto have = static_cast<std::uint32_t>(m_open->marks.size());
+    if (m_marksGiven[k] == have)
+        return;
+    InItem &item = m_open->io[k].in.emplace_back();
+    item.w = m_open->marks.back().w;
+    item.markFrom = m_marksGiven[k];
+    item.markTo = have;
+    item.watermark = true;
+    m_marksGiven[k] = have;
+}
+
 void ParallelStage::processWatermark(Timestamp w, Output &out)
 {
+    // O(1) here: each instance gets the latest watermark before its next record (giveMarks).
     const std::uint32_t step = nextStep();
-    m_open->steps.push_back({-1});
-    for (auto &io : m_open->io) {
-        InItem &item = io.in.emplace_back();
-        item.w = w;
-        item.step = step;
-        item.watermark = true;
-    }
+    m_open->steps.push_back({kWatermarkStep, 0, w});
+    m_open->marks.push_back({step, w});
     if (m_open->steps.size() >= kRoundSteps) {
         submitOpen();
         collect(false, out);
@@ -226,11 +273,11 @@ void ParallelStage::finish(Output &out)
     // Workers idle from here on: the instances are the loop thread's. Their finish emits
     // through the capture too, merged like a watermark step.
     Round &r = *m_open;
-    r.steps.push_back({-1});
+    r.steps.push_back({kFinishStep, 0, kMinTime});
     for (std::size_t k = 0; k < m_instances.size(); ++k) {
         Capture &c = *m_captures[k];
         c.begin(r.io[k]);
-        c.at(0, true);
+        c.atFinish();
         Output io(c, m_cfg.node);
         m_instances[k]->finish(io);
         c.end();
@@ -249,16 +296,20 @@ void ParallelStage::runInstance(int k, Round &round) noexcept
     Output out(c, m_cfg.node);
     try {
         for (InItem &item : io.in) {
-            c.at(item.step, item.watermark);
-            if (item.watermark)
+            if (item.watermark) {
+                c.atMarks(round.marks, item.markFrom, item.markTo);
                 op.processWatermark(item.w, out);
-            else
+            } else {
+                c.atRecord(item.step);
                 op.processRecord(0, std::move(item.record), out);
+            }
         }
     } catch (...) {
         io.error = std::current_exception();
     }
-    io.in.clear(); // the records' memory is freed here, on the worker
+    // The records stay until the loop thread replays the round (InstanceIO::clear): freed
+    // there, their buffers go back to the loop thread's pool (record.cpp), where the source
+    // takes them again, instead of piling up in the worker's.
     c.end();
     io.metrics = {};
     op.reportMetrics(io.metrics);
@@ -268,6 +319,10 @@ void ParallelStage::submitOpen()
 {
     if (m_open->steps.empty())
         return;
+    for (std::size_t k = 0; k < m_instances.size(); ++k) {
+        giveMarks(k); // every instance ends the round at the round's last watermark
+        m_marksGiven[k] = 0;
+    }
     m_pool.submit(*this, *m_open);
     m_inFlight.push_back(std::move(m_open));
     if (!m_spare.empty()) {
@@ -325,7 +380,7 @@ void ParallelStage::replay(Round &round, Output &out)
     };
     for (std::uint32_t s = 0; s < round.steps.size(); ++s) {
         const int target = round.steps[s].instance;
-        if (target == -2) {
+        if (target == kPassStep) {
             Passthrough &p = round.passthrough[round.steps[s].pass];
             m_cfg.deliverDeferred(p.entry, std::move(p.record));
             continue;
@@ -338,9 +393,9 @@ void ParallelStage::replay(Round &round, Output &out)
                 emitItem(io, io.out[c++]);
             continue;
         }
-        // A watermark step: every instance ran it. Results merged in the contract's order
-        // (each instance's run is already in it), then anything else in instance order, then
-        // the watermark once (the lowest any instance sent on).
+        // A watermark (or finish) step: results of every instance merged in the contract's
+        // order (each instance's run is already in it), then anything else in instance
+        // order, then the watermark.
         for (std::size_t k = 0; k < n; ++k) {
             end[k] = cur[k];
             while (end[k] < round.io[k].out.size() && round.io[k].out[end[k]].step == s)
@@ -373,21 +428,11 @@ void ParallelStage::replay(Round &round, Output &out)
             const auto b = static_cast<std::size_t>(best);
             emitItem(round.io[b], round.io[b].out[cur[b]++]);
         }
-        bool anyWatermark = false;
-        Timestamp low = kMaxTime;
-        for (std::size_t k = 0; k < n; ++k) {
-            InstanceIO &io = round.io[k];
-            for (; cur[k] < end[k]; ++cur[k]) {
-                OutItem &o = io.out[cur[k]];
-                if (o.kind == OutKind::Watermark) {
-                    anyWatermark = true;
-                    low = std::min(low, o.w);
-                } else
-                    emitItem(io, o);
-            }
-        }
-        if (anyWatermark)
-            out.emitWatermark(low);
+        for (std::size_t k = 0; k < n; ++k)
+            for (InstanceIO &io = round.io[k]; cur[k] < end[k]; ++cur[k])
+                emitItem(io, io.out[cur[k]]);
+        if (target == kWatermarkStep)
+            out.emitWatermark(round.steps[s].w);
     }
     observe::FateCounts &row = m_runtime.fateRows[m_cfg.node];
     for (std::size_t k = 0; k < n; ++k) {
@@ -398,6 +443,7 @@ void ParallelStage::replay(Round &round, Output &out)
     }
     round.steps.clear();
     round.passthrough.clear();
+    round.marks.clear();
 }
 
 void ParallelStage::reportMetrics(observe::NodeMetrics &m) const
