@@ -74,5 +74,22 @@ if ! diff -r "$tmp/ck1" "$tmp/ck2" >/dev/null || ! diff -r "$tmp/ck1" "$tmp/pipe
     fail=1
 fi
 echo "ok checkpointed run falls back to parallelism 1 with the same outputs"
+# Bad values are refused with the fix in the message: the flag (exit 2), the setting (invalid).
+for bad in 0 129 x; do
+    if "$run" --parallelism "$bad" "$here/pipelines/stress.json" >"$tmp/bad.log" 2>&1 \
+        || ! grep -q "parallelism must be a number from 1 to 128 or auto, got \`$bad\`" "$tmp/bad.log"; then
+        echo "FAIL --parallelism $bad: expected exit 2 with the range:"
+        cat "$tmp/bad.log"
+        fail=1
+    fi
+done
+sed 's|"format": "tideline/1",|"format": "tideline/1", "settings": {"parallelism": 0},|' \
+    "$here/pipelines/stress.json" >"$tmp/bad.json"
+"$run" --validate "$tmp/bad.json" >"$tmp/bad.log" 2>&1
+if [ $? -ne 2 ] || ! grep -q 'settings.parallelism: must be an integer from 1 to 128 or "auto"' "$tmp/bad.log"; then
+    echo "FAIL settings.parallelism 0: expected a validation error:"
+    cat "$tmp/bad.log"
+    fail=1
+fi
 echo "$parallel_runs pipelines ran keyed nodes in parallel"
 exit $fail
