@@ -88,7 +88,9 @@ int runRepeated(const Options &o,
 {
     for (int r = 0; r < o.repeat; ++r) {
         PipelineSpec spec = build();
-        Measurement m = runPipeline(spec, baseDir, stateNodes);
+        JobOptions jo;
+        jo.parallelism = o.parallelism;
+        Measurement m = runPipeline(spec, baseDir, stateNodes, jo);
         if (!m.failure.empty()) {
             std::fprintf(stderr, "tideline-bench %s: %s\n", name.c_str(), m.failure.c_str());
             return 1;
@@ -410,6 +412,12 @@ std::string parseOptions(int argc, char **argv, int first, Options &out)
             std::int64_t g = 1;
             err = needInt(g, 1);
             out.generators = int(g);
+        } else if (a == "--parallelism") {
+            std::int64_t p = 1;
+            err = needInt(p, 1);
+            if (err.empty() && p > 128)
+                err = "--parallelism must be from 1 to 128";
+            out.parallelism = int(p);
         } else if (a == "--repeat") {
             std::int64_t r = 1;
             err = needInt(r, 1);

@@ -20,6 +20,7 @@ struct Options
     std::string query = "q5";
     int generators = 1;
     int repeat = 1;
+    int parallelism = 0; ///< --parallelism: 0 = the pipeline's settings (1)
     std::string pipelinesDir;
     std::string conninfo;             ///< postgres: the server to write to
     std::int64_t checkpointMs = 1000; ///< postgres: checkpoint interval of the exactly_once run

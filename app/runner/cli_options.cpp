@@ -26,6 +26,9 @@ Options:
   --metrics FILE          append one JSON line per node per interval, and a last line
                           per node when the run ends (plus a "*" line with run figures)
   --metrics-interval MS   metrics interval (default 1000)
+  --parallelism N|auto    run keyed nodes (keyed windows, dedup) as N instances on N
+                          threads, overriding settings.parallelism; auto = the cores
+                          available. Outputs are the same for every N
   --fresh                 discard existing checkpoints and start from the beginning
   --checkpoint-dir DIR    override settings.checkpoint.dir
   --member NAME           this process's name in a Kafka consumer group (default
@@ -131,6 +134,18 @@ std::string parseCli(int argc, char **argv, CliOptions &out)
             auto r = std::from_chars(tmp.data(), tmp.data() + tmp.size(), out.metricsIntervalMs);
             if (r.ec != std::errc() || out.metricsIntervalMs <= 0)
                 return "--metrics-interval must be a positive number of milliseconds";
+        } else if (a == "--parallelism") {
+            if (!value(tmp))
+                return "--parallelism needs a number of threads or auto";
+            if (tmp == "auto")
+                out.parallelism = -1;
+            else {
+                auto r = std::from_chars(tmp.data(), tmp.data() + tmp.size(), out.parallelism);
+                if (r.ec != std::errc() || r.ptr != tmp.data() + tmp.size() || out.parallelism < 1
+                    || out.parallelism > 128)
+                    return "--parallelism must be a number from 1 to 128 or auto, got `" + tmp
+                           + "`";
+            }
         } else if (a == "--checkpoint-dir") {
             if (!value(out.checkpointDir))
                 return "--checkpoint-dir needs a folder";

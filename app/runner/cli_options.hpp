@@ -17,6 +17,7 @@ struct CliOptions
     bool describe = false; ///< print the node reference (Markdown) and exit
     std::string metricsFile;
     std::int64_t metricsIntervalMs = 1000;
+    int parallelism = 0; ///< --parallelism: 0 = settings.parallelism, -1 = auto
     bool fresh = false;
     std::string checkpointDir;
     std::string member = "default";

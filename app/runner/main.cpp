@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <thread>
 
 namespace {
 
@@ -159,6 +160,9 @@ int main(int argc, char **argv)
     jo.baseDir = baseDir;
     jo.metricsIntervalMs = opt.metricsIntervalMs;
     jo.fresh = opt.fresh;
+    jo.parallelism = opt.parallelism >= 0
+                         ? opt.parallelism
+                         : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     jo.checkpointDirOverride = opt.checkpointDir;
     jo.member = opt.member;
     jo.resetState = opt.resetState;

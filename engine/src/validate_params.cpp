@@ -324,9 +324,9 @@ void checkSettings(const Json &settings, std::vector<Diagnostic> &out)
     };
     {
         const Json &s = settings;
-        static const std::vector<std::string> keys{"checkpoint",      "delivery",  "state",
-                                                   "state_memory_mb", "semantics", "spark",
-                                                   "kafka_streams"};
+        static const std::vector<std::string> keys{
+            "checkpoint", "delivery",      "state", "state_memory_mb", "parallelism",
+            "semantics",  "kafka_streams", "spark"};
         for (auto it = s.begin(); it != s.end(); ++it) {
             if (std::find(keys.begin(), keys.end(), it.key()) == keys.end()) {
                 auto guess = closestMatch(it.key(), keys);
@@ -339,6 +339,15 @@ void checkSettings(const Json &settings, std::vector<Diagnostic> &out)
         if (s.contains("delivery")
             && !(s["delivery"] == "at_least_once" || s["delivery"] == "exactly_once"))
             fileErr("settings.delivery", "must be \"at_least_once\" or \"exactly_once\"");
+        // Key groups (128) bound the instances a keyed node can be split into.
+        if (s.contains("parallelism")
+            && !(s["parallelism"] == "auto"
+                 || (s["parallelism"].is_number_integer() && s["parallelism"].get<double>() >= 1
+                     && s["parallelism"].get<double>() <= 128)))
+            fileErr("settings.parallelism",
+                    "must be an integer from 1 to 128 or \"auto\" (the cores available), found "
+                        + s["parallelism"].dump()
+                        + " (keyed nodes run as that many instances on as many threads)");
         if (s.contains("state") && !(s["state"] == "memory" || s["state"] == "rocksdb"))
             fileErr("settings.state", "must be \"memory\" or \"rocksdb\"");
         // The budget becomes a byte count (size_t): beyond the range it would wrap to nothing.

@@ -1,6 +1,8 @@
 // Record: its field storage (names interned or in the arena, pooled buffers) and the
 // operations that add, replace, nest, remove and keep fields. Comparing values is
 // value_compare.cpp; path syntax is field_path.cpp.
+#include "record/buffer_pool.hpp"
+
 #include <tideline/engine/record.hpp>
 
 #include <algorithm>
@@ -63,6 +65,7 @@ std::string_view topSegment(std::string_view path)
 struct BufferPool
 {
     static constexpr std::size_t kMax = 512;
+    std::size_t max = kMax; ///< Record::setBufferPoolLimit
     std::vector<std::vector<Record::Field>> fields;
     std::vector<std::string> arenas;
 };
@@ -83,15 +86,20 @@ StaticPath internPath(std::string_view path)
 Record::~Record()
 {
     if (m_fields.capacity() != 0 && m_fields.capacity() <= 64
-        && t_pool.fields.size() < BufferPool::kMax) {
+        && t_pool.fields.size() < t_pool.max) {
         m_fields.clear();
         t_pool.fields.push_back(std::move(m_fields));
     }
     if (m_arena.capacity() > 15 && m_arena.capacity() <= 4096
-        && t_pool.arenas.size() < BufferPool::kMax) {
+        && t_pool.arenas.size() < t_pool.max) {
         m_arena.clear();
         t_pool.arenas.push_back(std::move(m_arena));
     }
+}
+
+void setRecordBufferPoolLimit(std::size_t buffers)
+{
+    t_pool.max = std::max(buffers, BufferPool::kMax);
 }
 
 void Record::takePooledBuffers()

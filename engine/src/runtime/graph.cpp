@@ -53,7 +53,7 @@ Status Runtime::compile()
                 return s;
     for (std::size_t s = 0; s < m_tasks.size(); ++s)
         refreshSection(static_cast<int>(s));
-    return {};
+    return planParallel();
 }
 
 Status Runtime::resolveEdges(std::vector<ResolvedEdge> &out) const

@@ -29,6 +29,10 @@ struct PortRoute
     /// A partition-task source's port: per partition, the instances of that partition's
     /// task (records go to byPartition[record.partition], in addition to `targets`).
     std::vector<std::vector<Target>> byPartition;
+    /// Targets that get this port's watermarks and idleness but not its records: a sink that
+    /// also reads a parallel stage gets this port's records through the stage, in order
+    /// (parallel_plan.cpp); `targets` then names the stage, with slot -1.
+    std::vector<Target> watermarkOnly;
 };
 
 struct Inbound

@@ -6,6 +6,7 @@
 #include "checkpoint/coordinator.hpp"
 #include "checkpoint/folder_lock.hpp"
 #include "lineage/lineage_store.hpp"
+#include "runtime/parallel.hpp"
 #include "runtime/recoverable.hpp"
 #include "runtime/runtime.hpp"
 #include "state/state_backend.hpp"

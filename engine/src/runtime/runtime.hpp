@@ -9,10 +9,12 @@
 //   loop.cpp                the loop (pull from sources, push depth-first), ticks, finish
 //   restart.cpp             checkpoint wiring, restart after a RecoverableError
 //   partition_tasks.cpp     nodes run as one instance per partition
+//   parallel_plan.cpp       keyed nodes run as N instances on N threads (parallel.hpp)
 //   checkpoint_port.cpp     checkpoint::RuntimePort: all the checkpoint module sees of it
 //   job.cpp                 the Job facade
 //
-// [Threading] Everything here runs on the loop thread, except: the stop flag (any thread),
+// [Threading] Everything here runs on the loop thread, except the instances of parallel stages
+// (parallel.hpp: on their workers, handed over in rounds) and: the stop flag (any thread),
 // snapshot()/failure()/recordCheckpoint() (under m_publishMutex), and what the checkpoint
 // coordinator shares with its writer thread and savepoint requests (checkpoint/coordinator.hpp).
 
@@ -42,6 +44,13 @@ struct RunLocks;
 namespace state {
 class StateBackend;
 }
+namespace parallel {
+class WorkerPool;
+}
+
+/// settings.parallelism ("auto": the cores available), overridden by JobOptions::parallelism,
+/// clamped to 1..128 (the key groups).
+int resolveParallelism(const PipelineSpec &spec, const JobOptions &options);
 
 // OutputTarget first: Output calls it per record, and as the first base it needs no this-adjusting
 // thunk (the checkpoint port is called a few times per checkpoint).
@@ -157,6 +166,9 @@ private:
     /// Partition tasks: after the sources opened, replaces the nodes after each
     /// partition-task source by one instance per partition.
     [[nodiscard]] Status expandPartitionTasks(const std::vector<ResolvedEdge> &edges);
+    /// Parallelism > 1: replaces each keyed node that can run in parallel by a ParallelStage
+    /// of N instances, and logs why any other does not (parallel_plan.cpp).
+    [[nodiscard]] Status planParallel();
     /// After instances were restored or ownership changed: recompute the merged watermarks
     /// and idleness of the section's watermark nodes.
     void refreshSection(int section);
@@ -240,6 +252,8 @@ private:
     PipelineSpec m_spec;
     JobOptions m_options;
     Clock *m_clock;
+    /// The worker threads of parallel stages (before m_nodes: the stages in it go first).
+    std::unique_ptr<parallel::WorkerPool> m_pool;
     std::vector<Node> m_nodes;
     std::vector<int> m_order;
     std::vector<int> m_sources;

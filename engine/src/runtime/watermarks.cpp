@@ -44,6 +44,9 @@ void Runtime::propagateWatermark(int nodeIdx, Timestamp w)
         tapWatermark(nodeIdx, observe::WatermarkTapEvent::Which::Output, w);
     for (const auto &route : node.outputs) {
         for (const auto &t : route.targets)
+            if (t.slot >= 0) // -1: records only, deferred through a parallel stage
+                onInboundWatermark(t.node, t.slot, w);
+        for (const auto &t : route.watermarkOnly)
             onInboundWatermark(t.node, t.slot, w);
         for (const auto &part : route.byPartition)
             for (const auto &t : part)
@@ -120,6 +123,9 @@ void Runtime::propagateIdle(int nodeIdx, bool idle)
     };
     for (const auto &route : node.outputs) {
         for (const auto &t : route.targets)
+            if (t.slot >= 0)
+                toTarget(t);
+        for (const auto &t : route.watermarkOnly)
             toTarget(t);
         for (const auto &part : route.byPartition)
             for (const auto &t : part)
@@ -183,9 +189,13 @@ void Runtime::republishWatermark(int idx)
     const Node &node = m_nodes[static_cast<std::size_t>(idx)];
     if (node.outW == kMinTime)
         return;
-    for (const auto &route : node.outputs)
+    for (const auto &route : node.outputs) {
         for (const auto &t : route.targets)
+            if (t.slot >= 0)
+                onInboundWatermark(t.node, t.slot, node.outW);
+        for (const auto &t : route.watermarkOnly)
             onInboundWatermark(t.node, t.slot, node.outW);
+    }
 }
 
 void Runtime::captureNode(int v, checkpoint::NodeEntry &e) const

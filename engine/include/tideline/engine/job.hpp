@@ -40,6 +40,9 @@ struct JobOptions
     std::function<void(const observe::MetricsSnapshot &)> onMetrics;
     std::ostream *console = nullptr; ///< sink.console target (default std::cout)
     int batchSize = 256;             ///< records pulled from one source per turn
+    /// Keyed nodes run as this many instances on as many threads (ARCHITECTURE.md "Parallel
+    /// execution"); 0 = settings.parallelism (default 1). Outputs do not depend on it.
+    int parallelism = 0;
     /// Keep NodeMetrics::peakStateEntries/Bytes: the state's figures read before each watermark
     /// advance of a node (one flag test per advance when off). For what-if sweeps.
     bool trackPeakState = false;

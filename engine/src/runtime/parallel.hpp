@@ -1,0 +1,154 @@
+#pragma once
+// Parallel keyed stages (settings.parallelism, tideline-run --parallelism; ARCHITECTURE.md
+// "Parallel execution"). A keyed node (a keyed window, dedup) runs as N operator instances,
+// instance k always on worker thread k; in the graph it is one ParallelStage, an Operator the
+// loop drives like any other:
+//   - processRecord: the record's key (encoded as the operator encodes it) picks a key group
+//     (hash % kKeyGroups) and the key group an instance (kg * N / kKeyGroups, as Flink assigns
+//     key groups to subtasks); the record is appended to that instance's input of the open
+//     round, as one step of the round.
+//   - processWatermark: appended to every instance's input, as one step: each instance sees
+//     its keys' records in arrival order with every watermark at the place the single
+//     threaded node saw it, so every decision it takes (late, fire, evict) is the same.
+//   - rounds go to the workers (WorkerPool) when big enough or on the loop's tick; a worker
+//     runs its instance over its input, capturing what the instance emits, each output tagged
+//     with the step that caused it.
+//   - the loop thread collects finished rounds in order and replays their outputs through the
+//     node's Output step by step: a record step's outputs as the one instance emitted them; a
+//     watermark step's outputs merged across instances into the contract's order (window_end,
+//     window_start, key, as the window sorts one instance's firings), then the watermark. So
+//     the node emits exactly the sequence the single instance would have.
+// [Threading] An instance is touched by its worker only while a round is in flight, and by the
+// loop thread only when no round is (finish, destruction); outputs, fate counts and metrics
+// cross over in the round, handed back under the pool's mutex.
+
+#include "operators/keys/group_key_codec.hpp"
+#include "operators/keys/key_encoder.hpp"
+
+#include <tideline/engine/operator.hpp>
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace tideline::parallel {
+
+/// Key groups: the unit keyed state is assigned to instances by (Flink's max parallelism).
+/// The most instances a stage can have.
+inline constexpr int kKeyGroups = 128;
+
+inline int instanceOfKeyGroup(int keyGroup, int n)
+{
+    return keyGroup * n / kKeyGroups;
+}
+
+struct Round;
+class Capture;
+class ParallelStage;
+
+/// N worker threads; worker k runs instance k of every parallel stage, tasks in FIFO order.
+class WorkerPool
+{
+public:
+    explicit WorkerPool(int n);
+    ~WorkerPool();
+    WorkerPool(const WorkerPool &) = delete;
+    WorkerPool &operator=(const WorkerPool &) = delete;
+
+    int size() const { return static_cast<int>(m_workers.size()); }
+    /// Hands instance k's part of the round to worker k (loop thread).
+    void submit(ParallelStage &stage, Round &round);
+    /// Is every instance done with the round? (loop thread)
+    bool done(const Round &round);
+    /// Blocks until every instance is done with the round (loop thread).
+    void wait(const Round &round);
+
+private:
+    struct Task
+    {
+        ParallelStage *stage;
+        Round *round;
+    };
+    void work(int k);
+
+    std::mutex m_mutex;
+    std::condition_variable m_wake;
+    std::condition_variable m_done;
+    std::vector<std::deque<Task>> m_queues;
+    std::vector<std::thread> m_workers;
+    bool m_stop = false;
+};
+
+/// What a stage needs to know of the node it runs in parallel.
+struct StageConfig
+{
+    int node = -1;                 ///< runtime node index (Output, fate rows)
+    bool window = false;           ///< window (merge fired results by key) or dedup
+    std::vector<std::string> keys; ///< key field paths, canonical
+    /// Records of other nodes for sinks that also read this stage arrive on inputs 1.. (entry
+    /// = input - 1) and are handed back, in order among the stage's outputs, through this.
+    std::function<void(int entry, Record &&record)> deliverDeferred;
+};
+
+class ParallelStage final : public Operator
+{
+public:
+    ParallelStage(StageConfig cfg,
+                  std::vector<std::unique_ptr<Operator>> instances,
+                  WorkerPool &pool,
+                  OutputTarget &runtime);
+    ~ParallelStage() override;
+
+    void processRecord(int input, Record &&record, Output &out) override;
+    void processWatermark(Timestamp w, Output &out) override;
+    /// Hands the open round to the workers and replays every round they finished.
+    void onTick(std::int64_t nowMs, Output &out) override;
+    /// Every round replayed, then each instance's finish (loop thread, workers idle).
+    void finish(Output &out) override;
+    void reportMetrics(observe::NodeMetrics &m) const override;
+    std::string stateFingerprint() const override;
+    /// Largest event time among the records it was given for its instances (not the passed
+    /// through ones): the node's max_event_time.
+    Timestamp maxEventTime() const { return m_maxTime; }
+
+    /// Worker k: runs instance k over its input of the round.
+    void runInstance(int k, Round &round) noexcept;
+
+private:
+    void submitOpen();
+    /// Replays finished rounds from the front; `all`: waits for every round in flight.
+    void collect(bool all, Output &out);
+    void replay(Round &round, Output &out);
+    std::uint32_t nextStep();
+
+    StageConfig m_cfg;
+    std::vector<std::unique_ptr<Operator>> m_instances;
+    WorkerPool &m_pool;
+    OutputTarget &m_runtime;
+    keys::GroupKeyCodec m_groupKey; ///< window keys, as the window encodes them
+    keys::KeyEncoder m_dedupKey;    ///< dedup keys, as dedup encodes them
+    std::string m_keyBuf;
+    Timestamp m_maxTime = kMinTime;
+    /// Per instance: the open round's marks it was given already (a watermark item before
+    /// its next record, or at submit, covers the rest).
+    std::vector<std::uint32_t> m_marksGiven;
+    void giveMarks(std::size_t k);
+    bool m_finished = false;
+    bool m_poolSized = false;
+    std::unique_ptr<Round> m_open;
+    std::deque<std::unique_ptr<Round>> m_inFlight;
+    std::vector<std::unique_ptr<Round>> m_spare; ///< replayed rounds, reused
+    /// Per instance, its metrics after the last round replayed (reportMetrics sums them).
+    std::vector<observe::NodeMetrics> m_instanceMetrics;
+    /// Per instance: the OutputTarget its worker captures outputs into.
+    std::vector<std::unique_ptr<Capture>> m_captures;
+};
+
+} // namespace tideline::parallel

@@ -1,0 +1,215 @@
+// Which nodes run in parallel (settings.parallelism / JobOptions::parallelism; parallel.hpp is
+// how). After compile() opened every operator: each keyed node whose outputs can be merged back
+// into the single-threaded order becomes a ParallelStage of N instances. Anything that would
+// make the result depend on thread timing stays single-threaded, and the run says so in one
+// log line per reason (ARCHITECTURE.md "Parallel execution": what is not parallel and why).
+
+#include "checkpoint/store.hpp"
+#include "operators/params.hpp"
+#include "operators/window/window_config.hpp"
+#include "runtime/parallel.hpp"
+#include "runtime/runtime.hpp"
+
+#include <algorithm>
+#include <thread>
+
+namespace tideline {
+
+int resolveParallelism(const PipelineSpec &spec, const JobOptions &options)
+{
+    int n = 1;
+    if (options.parallelism > 0)
+        n = options.parallelism;
+    else if (auto it = spec.settings.find("parallelism"); it != spec.settings.end()) {
+        if (it->is_string() && *it == "auto")
+            n = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+        else if (it->is_number_integer())
+            n = it->get<int>();
+    }
+    return std::clamp(n, 1, parallel::kKeyGroups);
+}
+
+namespace {
+
+std::vector<std::string> windowKey(const graph::Node &node)
+{
+    window::WindowConfig wc;
+    std::string error;
+    if (!window::readWindowConfig(node.spec->params, wc, error))
+        return {}; // the factory already refused it (validation reads the same)
+    return wc.key;
+}
+
+} // namespace
+
+Status Runtime::planParallel()
+{
+    const int n = resolveParallelism(m_spec, m_options);
+    if (n <= 1)
+        return {};
+    auto note = [this, n](const std::string &line) {
+        if (m_options.log)
+            m_options.log("parallelism " + std::to_string(n) + ": " + line);
+    };
+    // What the whole run cannot do in parallel yet.
+    std::string whole;
+    if (checkpoint::resolveSettings(m_spec, m_options).enabled || !m_options.restoreFrom.empty()
+        || !m_options.savepointOnStop.empty())
+        whole = "checkpoints and savepoints are not taken across parallel instances yet";
+    else if (!m_tasks.empty())
+        whole = "a source.kafka consumer group runs its partitions as tasks instead";
+    else if (m_options.lineage.enabled)
+        whole = "lineage follows each record through one thread";
+    else if (auto it = m_spec.settings.find("state");
+             it != m_spec.settings.end() && *it == "rocksdb")
+        whole = "settings.state \"rocksdb\" spills one store per node";
+    if (!whole.empty()) {
+        note("running with parallelism 1: " + whole);
+        return {};
+    }
+    // Each keyed node's region: the nodes after it. A node in the region that also reads
+    // another branch would see the two interleaved as the threads happen to run; a sink may,
+    // when that branch runs on the loop thread: its records are then passed through the stage,
+    // in order among the stage's outputs (a deferred input).
+    struct Candidate
+    {
+        int v;
+        std::vector<char> below;
+        std::vector<std::pair<int, int>> deferred; ///< (from node, to sink) edges
+    };
+    std::vector<Candidate> chosen;
+    auto inRegion = [&](const Candidate &c, int u) {
+        return u == c.v || c.below[static_cast<std::size_t>(u)];
+    };
+    for (int v : m_order) {
+        const Node &node = m_nodes[static_cast<std::size_t>(v)];
+        const std::string &kind = node.spec->kind;
+        if (kind != "window" && kind != "dedup")
+            continue;
+        Candidate c{v, std::vector<char>(m_nodes.size(), 0), {}};
+        std::vector<int> stack{v};
+        while (!stack.empty()) {
+            const int u = stack.back();
+            stack.pop_back();
+            for (const auto &route : m_nodes[static_cast<std::size_t>(u)].outputs)
+                for (const auto &t : route.targets)
+                    if (!c.below[static_cast<std::size_t>(t.node)]) {
+                        c.below[static_cast<std::size_t>(t.node)] = 1;
+                        stack.push_back(t.node);
+                    }
+        }
+        std::string why;
+        for (std::size_t d = 0; d < m_nodes.size() && why.empty(); ++d) {
+            if (!c.below[d])
+                continue;
+            const std::string &dk = m_nodes[d].spec->kind;
+            const bool plainSink
+                = dk == "sink.file" || dk == "sink.console" || dk == "sink.discard";
+            for (const auto &in : m_nodes[d].inbound) {
+                if (inRegion(c, in.fromNode))
+                    continue;
+                bool synchronous = true; // does that branch run on the loop thread?
+                for (const auto &q : chosen)
+                    synchronous = synchronous && !inRegion(q, in.fromNode);
+                if (plainSink && synchronous) {
+                    c.deferred.emplace_back(in.fromNode, static_cast<int>(d));
+                    continue;
+                }
+                why = "node `" + m_nodes[d].spec->id + "` also reads `"
+                      + m_nodes[static_cast<std::size_t>(in.fromNode)].spec->id
+                      + "`, which does not come through it (the two would interleave as the "
+                        "threads run)";
+                break;
+            }
+        }
+        // Passing records through keeps their order only when the stage's own input is in
+        // loop order, and only past the last stage before the sink.
+        for (const auto &q : chosen) {
+            if (!why.empty())
+                break;
+            if (!inRegion(q, v))
+                continue;
+            if (!c.deferred.empty())
+                why = "its outputs share a sink with another branch, and it runs after `"
+                      + m_nodes[static_cast<std::size_t>(q.v)].spec->id + "`";
+            for (const auto &[from, d] : q.deferred)
+                if (c.below[static_cast<std::size_t>(d)])
+                    why = "its outputs reach `" + m_nodes[static_cast<std::size_t>(d)].spec->id
+                          + "`, which `" + m_nodes[static_cast<std::size_t>(q.v)].spec->id
+                          + "` passes other records to";
+        }
+        for (const auto &q : chosen)
+            for (const auto &[from, d] : q.deferred)
+                if (why.empty() && inRegion(c, from))
+                    why = "`" + m_nodes[static_cast<std::size_t>(q.v)].spec->id
+                          + "` passes records of `"
+                          + m_nodes[static_cast<std::size_t>(from)].spec->id
+                          + "`, which comes after it, to a sink";
+        if (why.empty()
+            && (kind == "window"
+                    ? windowKey(node).empty()
+                    : NodeParams(*node.kind, node.spec->params).fieldList("key").empty()))
+            why = "it has no key (one group: nothing to split)";
+        if (!why.empty()) {
+            note("node `" + node.spec->id + "` runs single-threaded: " + why);
+            continue;
+        }
+        chosen.push_back(std::move(c));
+    }
+    std::vector<int> candidates;
+    for (const Candidate &c : chosen) {
+        const int v = c.v;
+        Node &node = m_nodes[static_cast<std::size_t>(v)];
+        parallel::StageConfig cfg;
+        cfg.node = v;
+        cfg.window = node.spec->kind == "window";
+        cfg.keys = cfg.window ? windowKey(node)
+                              : NodeParams(*node.kind, node.spec->params).fieldList("key");
+        // Deferred inputs: the edge's records go to the stage (input 1 + entry, slot -1: no
+        // watermark), its watermarks still straight to the sink.
+        auto targets = std::make_shared<std::vector<Target>>();
+        for (const auto &[from, d] : c.deferred)
+            for (auto &route : m_nodes[static_cast<std::size_t>(from)].outputs)
+                for (auto &t : route.targets)
+                    if (t.node == d) {
+                        route.watermarkOnly.push_back(t);
+                        targets->push_back(t);
+                        t = {v, static_cast<int>(targets->size()), -1};
+                    }
+        cfg.deliverDeferred = [this, v, targets](int entry, Record &&record) {
+            Node &stage = m_nodes[static_cast<std::size_t>(v)];
+            // deliver() counted it in at the stage on its way there; it was the sink's.
+            --stage.metrics.recordsIn;
+            const Timestamp max
+                = static_cast<const parallel::ParallelStage &>(*stage.op).maxEventTime();
+            if (max == kMinTime)
+                stage.metrics.maxEventTime.reset();
+            else
+                stage.metrics.maxEventTime = max;
+            deliver((*targets)[static_cast<std::size_t>(entry)], std::move(record));
+        };
+        if (!m_pool)
+            m_pool = std::make_unique<parallel::WorkerPool>(n);
+        std::vector<std::unique_ptr<Operator>> instances;
+        instances.push_back(std::move(node.op));
+        for (int k = 1; k < n; ++k) {
+            if (Status s = makeOperator(v); !s.ok())
+                return s;
+            instances.push_back(std::move(m_nodes[static_cast<std::size_t>(v)].op));
+        }
+        m_nodes[static_cast<std::size_t>(v)].op = std::make_unique<parallel::ParallelStage>(
+            std::move(cfg), std::move(instances), *m_pool, *this);
+        candidates.push_back(v);
+    }
+    if (candidates.empty()) {
+        note("no keyed window or dedup node can run in parallel: running with parallelism 1");
+        return {};
+    }
+    std::string ids;
+    for (int v : candidates)
+        ids += (ids.empty() ? "`" : ", `") + m_nodes[static_cast<std::size_t>(v)].spec->id + "`";
+    note(ids + " run as " + std::to_string(n) + " instances each");
+    return {};
+}
+
+} // namespace tideline

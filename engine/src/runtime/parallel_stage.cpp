@@ -1,0 +1,475 @@
+// A keyed node run as N instances (parallel.hpp says how; ARCHITECTURE.md "Parallel execution"
+// says why the outputs stay byte-identical). This file: routing by key group, rounds, the
+// worker's capture of an instance's outputs, and the replay that merges them back into the
+// single-threaded order.
+
+#include "operators/keys/hash.hpp"
+#include "record/buffer_pool.hpp"
+#include "runtime/parallel.hpp"
+#include "runtime/parallel_round.hpp"
+
+#include <algorithm>
+
+namespace tideline::parallel {
+
+namespace {
+
+/// Steps per round before it goes to the workers without waiting for the tick: big enough that
+/// a round's hand-over (a lock and a wake-up per worker) is noise, small enough to pipeline.
+constexpr std::size_t kRoundSteps = 4096;
+/// Rounds in flight before the loop thread waits for the oldest (bounds memory).
+constexpr std::size_t kMaxInFlight = 4;
+
+/// Key group of an encoded key: the hash mixed once more and its top bits, so that the bits
+/// the instances' own tables use for slots and tags stay evenly spread inside each instance.
+int keyGroupOf(std::string_view key)
+{
+    const std::uint64_t h = keys::hashBytes(key) * 0x9E3779B97F4A7C15ull;
+    return static_cast<int>(h >> 57); // 7 bits: kKeyGroups = 128
+}
+static_assert(kKeyGroups == 128);
+
+int compareSortKeys(const SortKey &a, const Value *va, const SortKey &b, const Value *vb, int k)
+{
+    if (a.end != b.end)
+        return a.end < b.end ? -1 : 1;
+    if (a.start != b.start)
+        return a.start < b.start ? -1 : 1;
+    for (int j = 0; j < k; ++j)
+        if (const int c = compareValues(va[j], vb[j]); c != 0)
+            return c;
+    return a.bytes < b.bytes ? -1 : (a.bytes > b.bytes ? 1 : 0);
+}
+
+} // namespace
+
+/// What instance k emits through, on its worker: everything is appended to the round's
+/// InstanceIO, tagged with the step being run. A window's results on a watermark step also get
+/// their merge key, computed here so that the loop thread's merge only compares.
+class Capture final : public OutputTarget
+{
+public:
+    Capture(const StageConfig &cfg, OutputTarget &runtime)
+        : m_cfg(cfg)
+        , m_runtime(runtime)
+        , m_codec(cfg.keys)
+        , m_rows(static_cast<std::size_t>(cfg.node) + 1)
+    {
+        fateRows = m_rows.data();
+    }
+
+    void begin(InstanceIO &io)
+    {
+        m_io = &io;
+        m_rows[static_cast<std::size_t>(m_cfg.node)] = {};
+    }
+    /// Runs a record of step `step`.
+    void atRecord(std::uint32_t step)
+    {
+        m_step = step;
+        m_watermarkStep = false;
+    }
+    /// Runs a watermark item covering marks[from, to) of the round: a window result belongs
+    /// to the first of them that fires it (W >= end - 1), as it would have fired there;
+    /// anything else to the first.
+    void atMarks(const std::vector<Mark> &marks, std::uint32_t from, std::uint32_t to)
+    {
+        m_marks = &marks;
+        m_mark = from;
+        m_markTo = to;
+        m_step = marks[from].step;
+        m_watermarkStep = true;
+    }
+    /// Runs finish() (a merge step of its own).
+    void atFinish()
+    {
+        m_marks = nullptr;
+        m_step = 0;
+        m_watermarkStep = true;
+    }
+    /// After the instance ran the round: decode merge keys (their bytes no longer move) and
+    /// hand over the fate counts.
+    void end()
+    {
+        InstanceIO &io = *m_io;
+        const std::size_t k = m_cfg.keys.size();
+        io.values.resize(io.sortKeys.size() * k);
+        for (std::size_t i = 0; i < io.sortKeys.size(); ++i) {
+            SortKey &s = io.sortKeys[i];
+            s.values = static_cast<std::uint32_t>(i * k);
+            m_codec.decode(s.bytes, m_decoded);
+            for (std::size_t j = 0; j < k && j < m_decoded.size(); ++j)
+                io.values[i * k + j] = m_decoded[j].value;
+        }
+        io.fates = m_rows[static_cast<std::size_t>(m_cfg.node)];
+        m_io = nullptr;
+    }
+
+    void emit(int, int port, Record &&record) override
+    {
+        OutItem &o = push(OutKind::Data);
+        o.port = port;
+        if (m_cfg.window && m_watermarkStep && port == 0) {
+            SortKey &s = m_io->sortKeys.emplace_back();
+            s.end = record.get("window_end").i;
+            s.start = record.get("window_start").i;
+            m_codec.encode(record, s.bytes);
+            o.aux = static_cast<std::int32_t>(m_io->sortKeys.size() - 1);
+            if (m_marks) {
+                // Results come in order of end: the marks they belong to only move forward.
+                while (m_mark + 1 < m_markTo && (*m_marks)[m_mark].w < satSub(s.end, 1))
+                    ++m_mark;
+                o.step = (*m_marks)[m_mark].step;
+            }
+        }
+        o.record = std::move(record);
+    }
+    void emitWrapped(int,
+                     PortRole role,
+                     std::string_view reason,
+                     Record &&record,
+                     Timestamp watermark,
+                     std::string_view raw,
+                     std::string_view where) override
+    {
+        OutItem &o = push(role == PortRole::Late ? OutKind::Late : OutKind::Error);
+        o.w = watermark;
+        o.aux = static_cast<std::int32_t>(m_io->wrapped.size());
+        m_io->wrapped.push_back({std::string(reason), std::string(raw), std::string(where)});
+        o.record = std::move(record);
+    }
+    // Window and dedup send on exactly the watermark they got: the replay sends each
+    // watermark step's own value, so the instances' copies are not kept.
+    void emitWatermark(int, Timestamp) override {}
+    void emitIdle(int, bool idle) override { push(OutKind::Idle).idle = idle; }
+    // Routes are fixed while the run goes (no partition tasks in a parallel run): reading
+    // them from a worker is safe.
+    bool connected(int node, int port) const override { return m_runtime.connected(node, port); }
+
+private:
+    OutItem &push(OutKind kind)
+    {
+        OutItem &o = m_io->out.emplace_back();
+        o.kind = kind;
+        o.step = m_step;
+        return o;
+    }
+
+    const StageConfig &m_cfg;
+    OutputTarget &m_runtime;
+    keys::GroupKeyCodec m_codec;
+    std::vector<keys::GroupKeyCodec::Decoded> m_decoded;
+    std::vector<observe::FateCounts> m_rows;
+    InstanceIO *m_io = nullptr;
+    const std::vector<Mark> *m_marks = nullptr;
+    std::uint32_t m_mark = 0, m_markTo = 0;
+    std::uint32_t m_step = 0;
+    bool m_watermarkStep = false;
+};
+
+ParallelStage::ParallelStage(StageConfig cfg,
+                             std::vector<std::unique_ptr<Operator>> instances,
+                             WorkerPool &pool,
+                             OutputTarget &runtime)
+    : m_cfg(std::move(cfg))
+    , m_instances(std::move(instances))
+    , m_pool(pool)
+    , m_runtime(runtime)
+    , m_groupKey(m_cfg.keys)
+    , m_dedupKey(m_cfg.keys)
+    , m_marksGiven(m_instances.size(), 0)
+    , m_instanceMetrics(m_instances.size())
+{
+    for (std::size_t k = 0; k < m_instances.size(); ++k)
+        m_captures.push_back(std::make_unique<Capture>(m_cfg, m_runtime));
+    m_open = std::make_unique<Round>(static_cast<int>(m_instances.size()));
+}
+
+ParallelStage::~ParallelStage()
+{
+    // A run abandoned mid-way (failure, destruction while running): let the workers finish
+    // with what they hold before the instances go.
+    for (auto &r : m_inFlight)
+        m_pool.wait(*r);
+}
+
+std::uint32_t ParallelStage::nextStep()
+{
+    return static_cast<std::uint32_t>(m_open->steps.size());
+}
+
+void ParallelStage::processRecord(int input, Record &&record, Output &out)
+{
+    if (input > 0) [[unlikely]] {
+        if (m_finished) { // a node finishing after this one: nothing left to order it among
+            m_cfg.deliverDeferred(input - 1, std::move(record));
+            return;
+        }
+        // For a sink downstream: it must come after whatever the steps so far make.
+        m_open->steps.push_back(
+            {kPassStep, static_cast<std::uint32_t>(m_open->passthrough.size()), kMinTime});
+        m_open->passthrough.push_back({input - 1, std::move(record)});
+        return;
+    }
+    if (record.time > m_maxTime)
+        m_maxTime = record.time;
+    if (!m_poolSized) [[unlikely]] {
+        // This thread (the loop's) gets its records back a round at a time in the replay.
+        setRecordBufferPoolLimit((kMaxInFlight + 2) * kRoundSteps);
+        m_poolSized = true;
+    }
+    if (m_cfg.window)
+        m_groupKey.encode(record, m_keyBuf);
+    else
+        m_dedupKey.encode(record, m_keyBuf);
+    const int k = instanceOfKeyGroup(keyGroupOf(m_keyBuf), static_cast<int>(m_instances.size()));
+    giveMarks(static_cast<std::size_t>(k)); // the watermark this record must see
+    const std::uint32_t step = nextStep();
+    m_open->steps.push_back({k, 0, kMinTime});
+    InItem &item = m_open->io[static_cast<std::size_t>(k)].in.emplace_back();
+    item.record = std::move(record);
+    item.step = step;
+    if (m_open->steps.size() >= kRoundSteps) {
+        submitOpen();
+        collect(false, out);
+    }
+}
+
+void ParallelStage::giveMarks(std::size_t k)
+{
+    const auto have = static_cast<std::uint32_t>(m_open->marks.size());
+    if (m_marksGiven[k] == have)
+        return;
+    InItem &item = m_open->io[k].in.emplace_back();
+    item.w = m_open->marks.back().w;
+    item.markFrom = m_marksGiven[k];
+    item.markTo = have;
+    item.watermark = true;
+    m_marksGiven[k] = have;
+}
+
+void ParallelStage::processWatermark(Timestamp w, Output &out)
+{
+    // O(1) here: each instance gets the latest watermark before its next record (giveMarks).
+    const std::uint32_t step = nextStep();
+    m_open->steps.push_back({kWatermarkStep, 0, w});
+    m_open->marks.push_back({step, w});
+    if (m_open->steps.size() >= kRoundSteps) {
+        submitOpen();
+        collect(false, out);
+    }
+}
+
+void ParallelStage::onTick(std::int64_t, Output &out)
+{
+    submitOpen();
+    collect(false, out);
+}
+
+void ParallelStage::finish(Output &out)
+{
+    submitOpen();
+    collect(true, out);
+    // Workers idle from here on: the instances are the loop thread's. Their finish emits
+    // through the capture too, merged like a watermark step.
+    Round &r = *m_open;
+    r.steps.push_back({kFinishStep, 0, kMinTime});
+    for (std::size_t k = 0; k < m_instances.size(); ++k) {
+        Capture &c = *m_captures[k];
+        c.begin(r.io[k]);
+        c.atFinish();
+        Output io(c, m_cfg.node);
+        m_instances[k]->finish(io);
+        c.end();
+    }
+    replay(r, out);
+    m_finished = true;
+}
+
+void ParallelStage::runInstance(int k, Round &round) noexcept
+{
+    auto ku = static_cast<std::size_t>(k);
+    InstanceIO &io = round.io[ku];
+    Capture &c = *m_captures[ku];
+    Operator &op = *m_instances[ku];
+    c.begin(io);
+    Output out(c, m_cfg.node);
+    try {
+        for (InItem &item : io.in) {
+            if (item.watermark) {
+                c.atMarks(round.marks, item.markFrom, item.markTo);
+                op.processWatermark(item.w, out);
+            } else {
+                c.atRecord(item.step);
+                op.processRecord(0, std::move(item.record), out);
+            }
+        }
+    } catch (...) {
+        io.error = std::current_exception();
+    }
+    // The records stay until the loop thread replays the round (InstanceIO::clear): freed
+    // there, their buffers go back to the loop thread's pool (record.cpp), where the source
+    // takes them again, instead of piling up in the worker's.
+    c.end();
+    io.metrics = {};
+    op.reportMetrics(io.metrics);
+}
+
+void ParallelStage::submitOpen()
+{
+    if (m_open->steps.empty())
+        return;
+    for (std::size_t k = 0; k < m_instances.size(); ++k) {
+        giveMarks(k); // every instance ends the round at the round's last watermark
+        m_marksGiven[k] = 0;
+    }
+    m_pool.submit(*this, *m_open);
+    m_inFlight.push_back(std::move(m_open));
+    if (!m_spare.empty()) {
+        m_open = std::move(m_spare.back());
+        m_spare.pop_back();
+    } else
+        m_open = std::make_unique<Round>(static_cast<int>(m_instances.size()));
+}
+
+void ParallelStage::collect(bool all, Output &out)
+{
+    while (!m_inFlight.empty()) {
+        Round &r = *m_inFlight.front();
+        if (all || m_inFlight.size() > kMaxInFlight)
+            m_pool.wait(r);
+        else if (!m_pool.done(r))
+            return;
+        std::unique_ptr<Round> done = std::move(m_inFlight.front());
+        m_inFlight.pop_front();
+        replay(*done, out);
+        m_spare.push_back(std::move(done));
+    }
+}
+
+void ParallelStage::replay(Round &round, Output &out)
+{
+    for (auto &io : round.io)
+        if (io.error)
+            std::rethrow_exception(io.error);
+    const std::size_t n = round.io.size();
+    const int nk = static_cast<int>(m_cfg.keys.size());
+    std::vector<std::size_t> cur(n, 0), end(n, 0);
+    auto emitItem = [&](InstanceIO &io, OutItem &o) {
+        switch (o.kind) {
+        case OutKind::Data:
+            out.emit(o.port, std::move(o.record));
+            break;
+        case OutKind::Late: {
+            const Wrapped &w = io.wrapped[static_cast<std::size_t>(o.aux)];
+            out.emitLate(w.reason, std::move(o.record), o.w);
+            break;
+        }
+        case OutKind::Error: {
+            const Wrapped &w = io.wrapped[static_cast<std::size_t>(o.aux)];
+            out.emitError(w.reason, std::move(o.record), o.w, w.raw, w.where);
+            break;
+        }
+        case OutKind::Watermark:
+            out.emitWatermark(o.w);
+            break;
+        case OutKind::Idle:
+            out.emitIdle(o.idle);
+            break;
+        }
+    };
+    for (std::uint32_t s = 0; s < round.steps.size(); ++s) {
+        const int target = round.steps[s].instance;
+        if (target == kPassStep) {
+            Passthrough &p = round.passthrough[round.steps[s].pass];
+            m_cfg.deliverDeferred(p.entry, std::move(p.record));
+            continue;
+        }
+        if (target >= 0) {
+            // A record step: only its instance emitted, in its own order.
+            InstanceIO &io = round.io[static_cast<std::size_t>(target)];
+            std::size_t &c = cur[static_cast<std::size_t>(target)];
+            while (c < io.out.size() && io.out[c].step == s)
+                emitItem(io, io.out[c++]);
+            continue;
+        }
+        // A watermark (or finish) step: results of every instance merged in the contract's
+        // order (each instance's run is already in it), then anything else in instance
+        // order, then the watermark.
+        for (std::size_t k = 0; k < n; ++k) {
+            end[k] = cur[k];
+            while (end[k] < round.io[k].out.size() && round.io[k].out[end[k]].step == s)
+                ++end[k];
+        }
+        for (;;) {
+            int best = -1;
+            for (std::size_t k = 0; k < n; ++k) {
+                InstanceIO &io = round.io[k];
+                if (cur[k] == end[k] || io.out[cur[k]].kind != OutKind::Data)
+                    continue;
+                if (best < 0) {
+                    best = static_cast<int>(k);
+                    continue;
+                }
+                InstanceIO &bio = round.io[static_cast<std::size_t>(best)];
+                const OutItem &a = io.out[cur[k]];
+                const OutItem &b = bio.out[cur[static_cast<std::size_t>(best)]];
+                if (a.aux < 0 || b.aux < 0)
+                    continue; // unordered results (not a window's): instance order
+                const SortKey &sa = io.sortKeys[static_cast<std::size_t>(a.aux)];
+                const SortKey &sb = bio.sortKeys[static_cast<std::size_t>(b.aux)];
+                if (compareSortKeys(sa, io.values.data() + sa.values, sb,
+                                    bio.values.data() + sb.values, nk)
+                    < 0)
+                    best = static_cast<int>(k);
+            }
+            if (best < 0)
+                break;
+            const auto b = static_cast<std::size_t>(best);
+            emitItem(round.io[b], round.io[b].out[cur[b]++]);
+        }
+        for (std::size_t k = 0; k < n; ++k)
+            for (InstanceIO &io = round.io[k]; cur[k] < end[k]; ++cur[k])
+                emitItem(io, io.out[cur[k]]);
+        if (target == kWatermarkStep)
+            out.emitWatermark(round.steps[s].w);
+    }
+    observe::FateCounts &row = m_runtime.fateRows[m_cfg.node];
+    for (std::size_t k = 0; k < n; ++k) {
+        for (std::size_t f = 0; f < row.size(); ++f)
+            row[f] += round.io[k].fates[f];
+        m_instanceMetrics[k] = round.io[k].metrics;
+        round.io[k].clear();
+    }
+    round.steps.clear();
+    round.passthrough.clear();
+    round.marks.clear();
+}
+
+void ParallelStage::reportMetrics(observe::NodeMetrics &m) const
+{
+    // State is split by key: entries, bytes and duplicates add up; the instances share the
+    // same windows (one per time range), so open windows is the most any instance has open.
+    std::int64_t entries = 0, bytes = 0, spilled = 0, dups = 0, errors = 0, windows = 0;
+    for (const auto &im : m_instanceMetrics) {
+        entries += im.stateEntries;
+        bytes += im.stateBytes;
+        spilled += im.stateSpilled;
+        dups += im.duplicatesDropped;
+        errors += im.errors;
+        windows = std::max(windows, im.openWindows);
+    }
+    m.stateEntries = entries;
+    m.stateBytes = bytes;
+    m.stateSpilled = spilled;
+    m.duplicatesDropped = dups;
+    m.errors += errors;
+    m.openWindows = windows;
+}
+
+std::string ParallelStage::stateFingerprint() const
+{
+    return m_instances.front()->stateFingerprint();
+}
+
+} // namespace tideline::parallel

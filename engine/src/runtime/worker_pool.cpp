@@ -1,0 +1,71 @@
+// The worker threads of parallel stages (parallel.hpp): worker k runs instance k of every
+// stage, its tasks in the order they were submitted, so an instance sees its rounds in order.
+// One mutex for the queues and the rounds' pending counts: a round is a few thousand records,
+// so the lock is taken a few times per round, never per record.
+
+#include "runtime/parallel.hpp"
+#include "runtime/parallel_round.hpp"
+
+namespace tideline::parallel {
+
+WorkerPool::WorkerPool(int n)
+    : m_queues(static_cast<std::size_t>(n))
+{
+    m_workers.reserve(static_cast<std::size_t>(n));
+    for (int k = 0; k < n; ++k)
+        m_workers.emplace_back([this, k] { work(k); });
+}
+
+WorkerPool::~WorkerPool()
+{
+    {
+        std::lock_guard lock(m_mutex);
+        m_stop = true;
+    }
+    m_wake.notify_all();
+    for (auto &t : m_workers)
+        t.join();
+}
+
+void WorkerPool::submit(ParallelStage &stage, Round &round)
+{
+    {
+        std::lock_guard lock(m_mutex);
+        round.pending = static_cast<int>(m_queues.size());
+        for (auto &q : m_queues)
+            q.push_back({&stage, &round});
+    }
+    m_wake.notify_all();
+}
+
+bool WorkerPool::done(const Round &round)
+{
+    std::lock_guard lock(m_mutex);
+    return round.pending == 0;
+}
+
+void WorkerPool::wait(const Round &round)
+{
+    std::unique_lock lock(m_mutex);
+    m_done.wait(lock, [&] { return round.pending == 0; });
+}
+
+void WorkerPool::work(int k)
+{
+    auto &queue = m_queues[static_cast<std::size_t>(k)];
+    std::unique_lock lock(m_mutex);
+    for (;;) {
+        m_wake.wait(lock, [&] { return m_stop || !queue.empty(); });
+        if (queue.empty())
+            return; // stopping, nothing left
+        Task task = queue.front();
+        queue.pop_front();
+        lock.unlock();
+        task.stage->runInstance(k, *task.round); // noexcept: failures travel in the round
+        lock.lock();
+        if (--task.round->pending == 0)
+            m_done.notify_all();
+    }
+}
+
+} // namespace tideline::parallel
