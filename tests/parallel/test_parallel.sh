@@ -74,6 +74,30 @@ if ! diff -r "$tmp/ck1" "$tmp/ck2" >/dev/null || ! diff -r "$tmp/ck1" "$tmp/pipe
     fail=1
 fi
 echo "ok checkpointed run falls back to parallelism 1 with the same outputs"
+# Under another engine's semantics (Spark's global micro-batch watermark, Kafka Streams' stream
+# time) a run falls back to parallelism 1 and says so; outputs equal those of parallelism 1.
+for sem in spark kafka-streams; do
+    mkdir -p "$tmp/sem-$sem-1" "$tmp/sem-$sem-2"
+    for n in 1 2; do
+        if ! timeout 300 "$run" --semantics "$sem" --parallelism "$n" --expect "$tmp/sem-$sem-$n" \
+            --update-expected "$here/pipelines/stress.json" >"$tmp/semlog-$sem-$n" 2>&1; then
+            echo "FAIL --semantics $sem at parallelism $n:"
+            cat "$tmp/semlog-$sem-$n"
+            fail=1
+        fi
+    done
+    if ! grep -q "parallelism 2: running with parallelism 1: settings.semantics \"$sem\"" \
+        "$tmp/semlog-$sem-2"; then
+        echo "FAIL --semantics $sem: expected the note that it runs with parallelism 1"
+        cat "$tmp/semlog-$sem-2"
+        fail=1
+    fi
+    if ! diff -r "$tmp/sem-$sem-1" "$tmp/sem-$sem-2" >/dev/null; then
+        echo "FAIL --semantics $sem: outputs at parallelism 2 differ from parallelism 1"
+        fail=1
+    fi
+done
+echo "ok spark and kafka-streams semantics fall back to parallelism 1 with the same outputs"
 # Bad values are refused with the fix in the message: the flag (exit 2), the setting (invalid).
 for bad in 0 129 x; do
     if "$run" --parallelism "$bad" "$here/pipelines/stress.json" >"$tmp/bad.log" 2>&1 \

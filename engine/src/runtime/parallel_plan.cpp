@@ -63,6 +63,11 @@ Status Runtime::planParallel()
     else if (auto it = m_spec.settings.find("state");
              it != m_spec.settings.end() && *it == "rocksdb")
         whole = "settings.state \"rocksdb\" spills one store per node";
+    else if (auto sem = m_spec.settings.find("semantics");
+             sem != m_spec.settings.end() && *sem != "flink")
+        // Spark's micro-batch watermark and Kafka Streams' stream time are kept by the loop
+        // and the operators for one thread; the instances would each see only their keys.
+        whole = "settings.semantics " + sem->dump() + " is modelled on one thread";
     if (!whole.empty()) {
         note("running with parallelism 1: " + whole);
         return {};
