@@ -72,7 +72,13 @@ int runRepeated(const Options &o,
 {
     for (int r = 0; r < o.repeat; ++r) {
         PipelineSpec spec = build();
-        Measurement m = runPipeline(spec, baseDir, stateNodes);
+        JobOptions jo;
+        if (o.lineage > 0) { // what tracing costs: every record's path kept, up to N records
+            jo.lineage.enabled = true;
+            jo.lineage.maxRecords = static_cast<std::size_t>(o.lineage);
+            jo.lineage.maxBytes = std::size_t{64} << 30;
+        }
+        Measurement m = runPipeline(spec, baseDir, stateNodes, jo);
         if (!m.failure.empty()) {
             std::fprintf(stderr, "tideline-bench %s: %s\n", name.c_str(), m.failure.c_str());
             return 1;
@@ -400,6 +406,8 @@ std::string parseOptions(int argc, char **argv, int first, Options &out)
             out.conninfo = v;
         else if (a == "--checkpoint-ms")
             err = needInt(out.checkpointMs, 1);
+        else if (a == "--lineage")
+            err = needInt(out.lineage, 1);
         else
             return "unknown option " + a;
         if (!err.empty())
