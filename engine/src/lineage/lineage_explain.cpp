@@ -131,7 +131,20 @@ private:
                              + timeText(e.a);
                     s.related = {e.other};
                 } else if (e.fate == observe::Fate::Windowed) {
-                    continue; // said with its window ("counted in window …") when it fires
+                    // Said with its window ("counted in window …") when it fires; until then
+                    // (a live run, a partition's pane not closed yet) it is held.
+                    if (firedLater(*r, i))
+                        continue;
+                    if (m_s.nodeKind(e.node) == "window_join") {
+                        s.kind = "windowed";
+                        s.what = "in a window of `" + s.node
+                                 + "`: no record of the other side with its key in that window "
+                                   "(or the window has not closed yet)";
+                    } else {
+                        s.kind = "held";
+                        s.what = "counted in a window of `" + s.node
+                                 + "` that has not fired yet: held in its state";
+                    }
                 } else {
                     s.what = std::string(observe::fateWords(e.fate));
                 }
@@ -182,6 +195,16 @@ private:
                 || e.what == What::Unmatched)
                 walk(e.other, t, seen);
         }
+    }
+
+    /// Whether a window the record was counted in (event i) fired after.
+    static bool firedLater(const Row &r, std::size_t i)
+    {
+        for (std::size_t j = i + 1; j < r.events.size(); ++j)
+            if (r.events[j].node == r.events[i].node
+                && (r.events[j].what == What::InWindow || r.events[j].what == What::Joined))
+                return true;
+        return false;
     }
 
     /// A Reached event says something only when nothing else happened at that node.

@@ -115,6 +115,11 @@ public:
     {
         return m_spec.nodes[static_cast<std::size_t>(m_specOf[static_cast<std::size_t>(n)])].id;
     }
+    /// The pipeline's kind of runtime node `n` ("window", "window_join", …).
+    const std::string &nodeKind(int n) const
+    {
+        return m_spec.nodes[static_cast<std::size_t>(m_specOf[static_cast<std::size_t>(n)])].kind;
+    }
     /// When the oldest input record still traceable was read (wall clock, epoch ms; 0: none).
     std::int64_t tracedFromMs() const;
     const Options &options() const { return m_options; }
