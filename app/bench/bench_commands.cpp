@@ -90,6 +90,11 @@ int runRepeated(const Options &o,
         PipelineSpec spec = build();
         JobOptions jo;
         jo.parallelism = o.parallelism;
+        if (o.lineage > 0) { // what tracing costs: every record's path kept, up to N records
+            jo.lineage.enabled = true;
+            jo.lineage.maxRecords = static_cast<std::size_t>(o.lineage);
+            jo.lineage.maxBytes = std::size_t{64} << 30;
+        }
         Measurement m = runPipeline(spec, baseDir, stateNodes, jo);
         if (!m.failure.empty()) {
             std::fprintf(stderr, "tideline-bench %s: %s\n", name.c_str(), m.failure.c_str());
@@ -430,6 +435,8 @@ std::string parseOptions(int argc, char **argv, int first, Options &out)
             out.conninfo = v;
         else if (a == "--checkpoint-ms")
             err = needInt(out.checkpointMs, 1);
+        else if (a == "--lineage")
+            err = needInt(out.lineage, 1);
         else
             return "unknown option " + a;
         if (!err.empty())

@@ -24,6 +24,7 @@ struct Options
     std::string pipelinesDir;
     std::string conninfo;             ///< postgres: the server to write to
     std::int64_t checkpointMs = 1000; ///< postgres: checkpoint interval of the exactly_once run
+    std::int64_t lineage = 0;         ///< --lineage N: lineage on, N records kept (0: off)
 };
 
 /// Parses argv[first..]; returns "" or a message.

@@ -56,6 +56,8 @@ Commands (every pipeline ends in sink.discard; inputs are bounded):
 Common options:
   --repeat R         run R times and print every run (default 1)
   --parallelism N    run keyed stages as N instances on N threads (default 1)
+  --lineage N        with lineage on (JobOptions::lineage, as tideline-run --explain), keeping
+                     the newest N input records traceable (what tracing costs; docs/lineage.md)
   --help
 
 Figures: events_per_s = events / wall seconds of the run loop; cpu_s = user + sys CPU of the

@@ -9,6 +9,7 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QSplitter>
 #include <QTreeWidget>
 #include <QVBoxLayout>
@@ -35,6 +36,7 @@ TraceView::TraceView(QWidget *parent)
     m_scope->addItem(tr("Input records"));
     m_scope->addItem(tr("Output rows"));
     m_status->setWordWrap(true);
+    m_note->setObjectName(QStringLiteral("traceNote"));
     m_note->setWordWrap(true);
     m_note->setVisible(false);
     m_results->setObjectName(QStringLiteral("traceResults"));
@@ -111,6 +113,14 @@ void TraceView::search(const QString &text, bool outputs)
     m_query->setText(text);
     m_scope->setCurrentIndex(outputs ? 1 : 0);
     Q_EMIT searchRequested(text, outputs);
+}
+
+void TraceView::showQuery(const QString &text, bool outputs)
+{
+    const QSignalBlocker block(m_scope); // (a change of scope searches again)
+    m_query->setText(text);
+    m_query->setCursorPosition(0); // (its start says what it is)
+    m_scope->setCurrentIndex(outputs ? 1 : 0);
 }
 
 QString TraceView::query() const

@@ -49,6 +49,9 @@ public:
     void setResults(const QList<TraceItem> &items, const QString &note);
     /// Searches for `text` now (a click on an output row or a ledger entry).
     void search(const QString &text, bool outputs);
+    /// Shows what is traced (a dot or a pane of the window timeline) without searching: the
+    /// results follow with setResults().
+    void showQuery(const QString &text, bool outputs);
 
     QString query() const;
     bool searchesOutputs() const;

@@ -233,10 +233,8 @@ QString WindowTimelineCanvas::describeWindow(const TimelineWindow &w) const
     return text;
 }
 
-QString WindowTimelineCanvas::describeAt(const QPointF &pos) const
+const WindowTimelineCanvas::DotHit *WindowTimelineCanvas::dotAt(const QPointF &pos) const
 {
-    if (!m_model)
-        return {};
     // Dots lie over bars: the nearest dot within reach wins.
     const DotHit *best = nullptr;
     double bestD = 0;
@@ -247,11 +245,25 @@ QString WindowTimelineCanvas::describeAt(const QPointF &pos) const
             bestD = d;
         }
     }
-    if (best)
-        return describeDot(best->dot);
+    return best;
+}
+
+const WindowTimelineCanvas::BarHit *WindowTimelineCanvas::barAt(const QPointF &pos) const
+{
     for (auto it = m_barHits.crbegin(); it != m_barHits.crend(); ++it)
         if (it->rect.contains(pos))
-            return describeWindow(it->window);
+            return &*it;
+    return nullptr;
+}
+
+QString WindowTimelineCanvas::describeAt(const QPointF &pos) const
+{
+    if (!m_model)
+        return {};
+    if (const DotHit *d = dotAt(pos))
+        return describeDot(d->dot);
+    if (const BarHit *b = barAt(pos))
+        return describeWindow(b->window);
     return {};
 }
 
@@ -280,6 +292,14 @@ void WindowTimelineCanvas::mousePressEvent(QMouseEvent *event)
     const QString text = describeAt(event->position());
     if (event->button() == Qt::LeftButton && !text.isEmpty()) {
         Q_EMIT itemClicked(text);
+        // (copies: a slot may repaint, which rebuilds the hits)
+        if (const DotHit *d = dotAt(event->position())) {
+            const TimelineDot dot = d->dot;
+            Q_EMIT dotClicked(dot);
+        } else if (const BarHit *b = barAt(event->position())) {
+            const TimelineWindow w = b->window;
+            Q_EMIT windowClicked(w);
+        }
         event->accept();
         return;
     }
@@ -689,6 +709,10 @@ WindowTimelineView::WindowTimelineView(QWidget *parent)
         m_details->setText(details);
         m_details->setVisible(true);
     });
+    connect(m_canvas, &WindowTimelineCanvas::dotClicked, this,
+            [this](const TimelineDot &d) { Q_EMIT traceRequested(traceQueryFor(d)); });
+    connect(m_canvas, &WindowTimelineCanvas::windowClicked, this,
+            [this](const TimelineWindow &w) { Q_EMIT traceRequested(traceQueryFor(w)); });
     connect(m_keys, &QComboBox::currentIndexChanged, this,
             [this](int) { m_canvas->setKeyFilter(m_keys->currentData().toString()); });
     connect(m_follow, &QCheckBox::toggled, m_canvas, &WindowTimelineCanvas::setFollow);

@@ -6,7 +6,8 @@
 // Wheel zooms the time axis; "follow" keeps the watermark in view. Hovering a dot or a bar
 // shows what it is (a record: its fields and the window it fell into, or for a late one the
 // window it missed and when that closed for good; a window: its range, key, state and
-// result); clicking one keeps that text under the timeline.
+// result); clicking one keeps that text under the timeline and asks for its trace (the record's
+// path, or the pane's records: traceRequested, Trace a Record in the designer).
 
 #include "window_timeline_model.hpp"
 
@@ -70,6 +71,9 @@ public:
 Q_SIGNALS:
     /// A dot or bar was clicked: what it is (the same text as its tooltip).
     void itemClicked(const QString &details);
+    /// The dot or the bar that was clicked (after itemClicked).
+    void dotClicked(const tideline::live::TimelineDot &dot);
+    void windowClicked(const tideline::live::TimelineWindow &window);
 
 protected:
     void paintEvent(QPaintEvent *event) override;
@@ -90,6 +94,8 @@ private:
         QRectF rect;
         TimelineWindow window;
     };
+    const DotHit *dotAt(const QPointF &pos) const;
+    const BarHit *barAt(const QPointF &pos) const;
     QString describeDot(const TimelineDot &d) const;
     QString describeWindow(const TimelineWindow &w) const;
     QString keyText(const QString &key) const;
@@ -119,6 +125,22 @@ public:
     QString summaryText() const;
     /// What was clicked last in the timeline ("" until something is).
     QString detailsText() const;
+    /// What a click on a dot or a bar asks Trace a Record for (traceRequested's arguments):
+    /// a dot, the record as it reached the node; a bar, the rows the node made for that pane
+    /// (its window bounds and its key's fields, taken from a record of the key).
+    struct TraceQuery
+    {
+        QString node;
+        QString match; ///< JSON object
+        bool made = false;
+        QString label; ///< shown as the query
+    };
+    TraceQuery traceQueryFor(const TimelineDot &dot) const;
+    TraceQuery traceQueryFor(const TimelineWindow &window) const;
+
+Q_SIGNALS:
+    /// A dot or a bar was clicked: where did that record go / what made that pane?
+    void traceRequested(const tideline::live::WindowTimelineView::TraceQuery &query);
 
 private:
     const WindowTimelineModel *m_model = nullptr;

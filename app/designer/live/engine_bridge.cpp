@@ -223,6 +223,9 @@ bool EngineBridge::start(const PipelineSpec &spec,
     options.baseDir = baseDir.toStdString();
     options.console = &nullStream();
     options.fresh = true; // a designer run starts from the beginning, not from old state
+    options.lineage.enabled = m_lineageOn;
+    if (m_lineageRecords > 0)
+        options.lineage.maxRecords = m_lineageRecords;
     std::string err;
     m_job = Job::create(m_spec, std::move(options), err);
     if (!m_job)
@@ -328,7 +331,8 @@ void EngineBridge::workerLoop()
             const auto waitStart = clock::now();
             const bool paused = !m_running;
             m_wake.wait(lock, [this] {
-                return m_quit || m_running || m_steps > 0 || m_tapsDirty || m_job->stopRequested();
+                return m_quit || m_running || m_steps > 0 || m_tapsDirty || m_lineageFn
+                       || m_job->stopRequested();
             });
             if (paused)
                 m_clock->addPaused(
@@ -336,6 +340,10 @@ void EngineBridge::workerLoop()
                         .count());
             if (m_quit)
                 break;
+            if (m_lineageFn) {
+                serveLineage(lock);
+                continue;
+            }
             if (m_tapsDirty) {
                 m_tapsDirty = false;
                 lock.unlock();
@@ -356,7 +364,9 @@ void EngineBridge::workerLoop()
             if (m_records.size() < static_cast<std::size_t>(m_queueLimit))
                 break;
             m_drained.wait_for(lock, std::chrono::milliseconds(20));
-            std::lock_guard q(m_mutex);
+            lock.unlock(); // (the UI may be waiting in withLineage(), not draining)
+            std::unique_lock q(m_mutex);
+            serveLineage(q);
             if (m_quit)
                 break;
         }
@@ -401,7 +411,10 @@ void EngineBridge::workerLoop()
             m_workerDone = true;
             std::unique_lock lock(m_mutex);
             m_running = false;
-            m_wake.wait(lock, [this] { return m_quit; });
+            while (!m_quit) {
+                m_wake.wait(lock, [this] { return m_quit || m_lineageFn; });
+                serveLineage(lock);
+            }
             break;
         }
         std::lock_guard lock(m_mutex);
@@ -466,13 +479,20 @@ bool EngineBridge::holdWhilePaused()
 {
     // Only a one-record runFor() can stop exactly between two records; chunks never wait.
     std::unique_lock lock(m_mutex);
+    serveLineage(lock); // a source waits: between two records
     if (m_inStep)
         return true;
     if (m_running || m_budget != 1 || m_quit || m_job->stopRequested())
         return false;
     const auto t0 = std::chrono::steady_clock::now();
-    m_wake.wait(lock,
-                [this] { return m_running || m_steps > 0 || m_quit || m_job->stopRequested(); });
+    while (true) {
+        m_wake.wait(lock, [this] {
+            return m_running || m_steps > 0 || m_quit || m_lineageFn || m_job->stopRequested();
+        });
+        if (!m_lineageFn)
+            break;
+        serveLineage(lock);
+    }
     m_clock->addPaused(
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
             .count());
@@ -482,6 +502,40 @@ bool EngineBridge::holdWhilePaused()
         m_inStep = true;
     }
     return m_inStep;
+}
+
+void EngineBridge::serveLineage(std::unique_lock<std::mutex> &lock)
+{
+    if (!m_lineageFn)
+        return;
+    const auto *fn = m_lineageFn;
+    m_lineageBusy = true;
+    lock.unlock();
+    (*fn)(*m_job->lineage());
+    lock.lock();
+    m_lineageBusy = false;
+    m_lineageFn = nullptr;
+    m_lineageServed.notify_all();
+}
+
+bool EngineBridge::withLineage(const std::function<void(const lineage::Store &)> &fn, int timeoutMs)
+{
+    if (!m_job || !m_job->lineage() || !m_thread)
+        return false;
+    std::unique_lock lock(m_mutex);
+    if (m_lineageFn)
+        return false; // (one at a time: the UI thread is the only caller)
+    m_lineageFn = &fn;
+    m_wake.notify_all();
+    if (!m_lineageServed.wait_for(lock, std::chrono::milliseconds(timeoutMs),
+                                  [this] { return !m_lineageFn; })) {
+        if (!m_lineageBusy) {
+            m_lineageFn = nullptr; // the loop is inside a long wait: withdrawn
+            return false;
+        }
+        m_lineageServed.wait(lock, [this] { return !m_lineageFn; });
+    }
+    return true;
 }
 
 void EngineBridge::run()

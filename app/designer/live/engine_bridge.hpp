@@ -32,6 +32,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 
@@ -43,6 +44,9 @@ namespace recording {
 class Recorder;
 class Replayer;
 } // namespace recording
+namespace lineage {
+class Store;
+}
 } // namespace tideline
 
 namespace tideline::designer::live {
@@ -145,6 +149,17 @@ public:
     QString failure() const { return m_failure; }
     /// Polls now (what the timer does): snapshot, records, frame().
     void poll();
+    /// Keep lineage in the runs started from now on (Trace a Record reads the live run's):
+    /// oldest-first under the engine's budget, so a long run keeps its newest records.
+    void setLineage(bool on) { m_lineageOn = on; }
+    /// Input records the live run keeps traceable (0: the engine's default, 200,000).
+    void setLineageBudget(std::size_t records) { m_lineageRecords = records; }
+    bool lineageOn() const { return m_lineageOn; }
+    /// Runs `fn` on the run's lineage store, between two records on the loop thread (or here
+    /// once the run has ended), and waits for it. False when the run keeps no lineage, or the
+    /// loop did not get to it within `timeoutMs` (it is then withdrawn).
+    bool withLineage(const std::function<void(const tideline::lineage::Store &)> &fn,
+                     int timeoutMs = 3000);
     /// Records skipped because a watched place was not tapped when they passed.
     qint64 framesEmitted() const { return m_frames; }
 
@@ -166,6 +181,8 @@ private:
     /// Closes the recording of a run that ended (worker) or was shut down (UI, joined).
     void finishRecording(const std::string &why);
     void installTaps();
+    /// Loop thread, `lock` on m_mutex: runs a pending withLineage() request.
+    void serveLineage(std::unique_lock<std::mutex> &lock);
     void setState(State s);
 
     std::unique_ptr<LoopClock> m_clock;              ///< outlives m_job (declared first)
@@ -194,6 +211,8 @@ private:
     /// Flat-out file/generator sources, or a flat-out replay: runFor() in chunks.
     std::atomic<bool> m_chunked{true};
     int m_queueLimit = 200000;
+    bool m_lineageOn = false;
+    std::size_t m_lineageRecords = 0;
 
     // --- shared with the worker (m_mutex) ---
     std::mutex m_mutex;
@@ -204,6 +223,9 @@ private:
     std::int64_t m_budget = 0; ///< records the runFor() in progress may read
     bool m_quit = false;
     bool m_tapsDirty = false;
+    const std::function<void(const tideline::lineage::Store &)> *m_lineageFn = nullptr;
+    bool m_lineageBusy = false; ///< the loop is running m_lineageFn
+    std::condition_variable m_lineageServed;
     QString m_edgeNode, m_edgePort;
     std::atomic<int> m_workerState{static_cast<int>(State::Paused)};
     std::atomic<bool> m_workerDone{false};

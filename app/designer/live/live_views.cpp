@@ -34,6 +34,8 @@
 #include <QFileInfo>
 #include <QInputDialog>
 #include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
 #include <QStatusBar>
 #include <QStyle>
 #include <QTableView>
@@ -176,6 +178,23 @@ void LiveController::buildToolbar()
                        QStyle::SP_DialogSaveButton, QKeySequence(Qt::CTRL | Qt::Key_F5),
                        tr("Write a savepoint of the running pipeline (restore it with "
                           "tideline-run --restore DIR)"));
+    // Lineage in the live run (Trace a Record reads it while it runs; an unbounded run keeps
+    // its newest records): on unless switched off, a flat-out run is a few times slower.
+    m_lineage = new QAction(tr("Keep Lineage While Running"), this);
+    m_lineage->setObjectName(QStringLiteral("Live.Lineage"));
+    m_lineage->setCheckable(true);
+    m_lineage->setChecked(true);
+    m_lineage->setToolTip(tr("Record every record's path during the run, so Trace a Record "
+                             "(and a click on the window timeline) can say where it went; "
+                             "the oldest are forgotten first. Takes effect at the next Run."));
+    m_window.addAction(m_lineage);
+    m_bridge->setLineage(true);
+    connect(m_lineage, &QAction::toggled, m_bridge, &EngineBridge::setLineage);
+    for (QAction *a : m_window.menuBar()->actions()) // beside Trace a Record (Test menu)
+        if (a->menu() && (a->text() == tr("&Run") || a->text() == tr("&Test"))) {
+            a->menu()->addAction(m_lineage);
+            break;
+        }
     m_pace = new QComboBox(m_toolbar);
     m_pace->setObjectName(QStringLiteral("livePace"));
     m_pace->setToolTip(tr("How fast sources feed the pipeline (generator and file sources)"));
@@ -324,6 +343,16 @@ void LiveController::buildDocks()
         if (auto *item = m_preview->table()->item(row, 0); item && m_window.traceController())
             m_window.traceController()->traceText(item->toolTip(), true);
     });
+    // Click a dot or a bar of the window timeline: that record's path, that pane's records.
+    connect(m_timeline, &L::WindowTimelineView::traceRequested, this,
+            [this](const L::WindowTimelineView::TraceQuery &q) {
+                if (m_window.traceController() && !q.node.isEmpty())
+                    m_window.traceController()->traceAt(q.node, q.match, q.made, q.label);
+            });
+    if (TraceController *tracer = m_window.traceController())
+        tracer->setLiveLineage([this](const TraceController::StoreFn &fn) {
+            return m_bridge->active() && m_bridge->withLineage(fn);
+        });
     connect(m_ledger->table(), &QTableView::doubleClicked, this, [this](const QModelIndex &i) {
         const QString json
             = i.siblingAtColumn(L::LateLedgerModel::Record).data(Qt::ToolTipRole).toString();

@@ -141,6 +141,7 @@ private:
     QAction *m_step = nullptr;
     QAction *m_stop = nullptr;
     QAction *m_savepoint = nullptr;
+    QAction *m_lineage = nullptr; ///< Run › Keep Lineage While Running
     KafkaInspector *m_kafka = nullptr;
     PostgresInspector *m_postgres = nullptr;
     QSet<QString> m_readsInFlight; ///< sink.postgres nodes whose table is being read

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include <QAction>
+#include <QDateTime>
 #include <QDir>
 #include <QDockWidget>
 #include <QFileInfo>
@@ -52,11 +53,13 @@ live::TraceItem toItem(const lineage::TracedInput &in, const lineage::Explanatio
 live::TraceItem toItem(const lineage::TracedOutput &o, const lineage::Explanation &e)
 {
     live::TraceItem it;
-    it.title = QObject::tr("output #%1 (sink `%2`)").arg(o.id).arg(q(o.sink));
+    const QString at = q(o.madeAt.empty() ? o.sink : o.madeAt);
+    it.title = o.madeAt.empty() ? QObject::tr("output #%1 (sink `%2`)").arg(o.id).arg(at)
+                                : QObject::tr("row of `%1`").arg(at);
     it.record = q(o.record);
     if (!o.madeBy.empty())
         it.steps.push_back(
-            {q(o.sink), QStringLiteral("made"), QObject::tr("made by %1").arg(q(o.madeBy))});
+            {at, QStringLiteral("made"), QObject::tr("made by %1").arg(q(o.madeBy))});
     for (std::uint64_t id : o.inputs) {
         auto in = std::find_if(e.inputs.begin(), e.inputs.end(),
                                [&](const lineage::TracedInput &t) { return t.id == id; });
@@ -238,22 +241,58 @@ void TraceController::onWorkerDone()
                              "or by any text of a record.")
                               .arg(s.recordsRead),
                           true);
-        if (!m_view->query().isEmpty())
+        if (m_at)
+            searchAt();
+        else if (!m_view->query().isEmpty())
             search(m_view->query(), m_view->searchesOutputs());
     }
     Q_EMIT finished();
 }
 
+bool TraceController::withStore(const std::function<void(const lineage::Store &, bool)> &fn)
+{
+    if (m_live && m_live([&fn](const lineage::Store &s) { fn(s, true); }))
+        return true;
+    if (!m_job || !m_job->lineage())
+        return false;
+    fn(*m_job->lineage(), false);
+    return true;
+}
+
 void TraceController::search(const QString &text, bool outputs)
 {
-    if (!m_job || !m_job->lineage())
-        return;
-    const lineage::Store &store = *m_job->lineage();
+    m_at.reset();
     const std::string t = text.trimmed().toStdString();
-    lineage::Explanation e
-        = outputs ? lineage::explainOutputs(store, t) : lineage::explainInputs(store, t);
-    if (!e.error.empty())
-        e = textSearch(store, t, outputs); // not an expression: any text of the record
+    lineage::Explanation e;
+    bool fromLive = false;
+    const bool found = withStore([&](const lineage::Store &store, bool isLive) {
+        fromLive = isLive;
+        e = outputs ? lineage::explainOutputs(store, t) : lineage::explainInputs(store, t);
+        if (!e.error.empty())
+            e = textSearch(store, t, outputs); // not an expression: any text of the record
+    });
+    if (found)
+        show(e, outputs, fromLive);
+}
+
+void TraceController::searchAt()
+{
+    if (!m_at)
+        return;
+    const At at = *m_at;
+    lineage::Explanation e;
+    bool fromLive = false;
+    const bool found = withStore([&](const lineage::Store &store, bool isLive) {
+        fromLive = isLive;
+        e = at.made ? lineage::explainMade(store, at.node.toStdString(), at.match.toStdString())
+                    : lineage::explainReached(store, at.node.toStdString(), at.match.toStdString());
+    });
+    if (found)
+        show(e, at.made, fromLive);
+}
+
+void TraceController::show(const lineage::Explanation &e, bool outputs, bool fromLive)
+{
     QList<live::TraceItem> items;
     if (outputs)
         for (const auto &o : e.outputs)
@@ -262,7 +301,22 @@ void TraceController::search(const QString &text, bool outputs)
         for (const auto &in : e.inputs)
             items << toItem(in, e);
     constexpr qsizetype kShown = 500;
-    QString note = q(e.budgetNote);
+    // What is no longer traceable, plainly: since when the records are kept (local time).
+    QString note;
+    if (e.forgotten > 0)
+        note = (e.tracedFromMs > 0 ? tr("Traced from %1 on; ")
+                                         .arg(QDateTime::fromMSecsSinceEpoch(e.tracedFromMs)
+                                                  .toString(QStringLiteral("HH:mm:ss")))
+                                   : QString())
+               + (e.forgotten == 1
+                      ? tr("1 older record evicted: no longer traceable.")
+                      : tr("%1 older records evicted: no longer traceable.").arg(e.forgotten));
+    if (fromLive) {
+        m_view->setStatus(tr("Tracing the live run (it keeps lineage): search its records by "
+                             "expression (click_id == \"clk-0082\") or by any text."),
+                          true);
+        note = tr("From the live run.") + (note.isEmpty() ? QString() : QLatin1Char(' ') + note);
+    }
     if (items.size() > kShown) {
         note = tr("%1 records match; the first %2 are shown.").arg(items.size()).arg(kShown)
                + (note.isEmpty() ? QString() : QLatin1Char(' ') + note);
@@ -276,7 +330,26 @@ void TraceController::traceText(const QString &text, bool outputs)
     m_dock->show();
     m_dock->raise();
     m_view->search(text, outputs);
-    if (!ready() && !running())
+    if (!ready() && !running() && !(m_live && m_live([](const lineage::Store &) {})))
+        run();
+}
+
+void TraceController::traceAt(const QString &node,
+                              const QString &match,
+                              bool made,
+                              const QString &label)
+{
+    m_dock->show();
+    m_dock->raise();
+    m_at = At{node, match, made};
+    m_view->showQuery(label, made);
+    if (m_live && m_live([](const lineage::Store &) {})) {
+        searchAt();
+        return;
+    }
+    if (ready())
+        searchAt();
+    else if (!running())
         run();
 }
 

@@ -4,7 +4,10 @@
 // folder through expected::prepare, as Check does, so the pipeline's own outputs stay), on a
 // worker thread; then the Trace dock (widgets' TraceView) searches the run's records by
 // expression or text, shows the picked record's path in words and lights it on the canvas
-// (TraceHighlight). The live run's output preview and ledger hand rows to traceText().
+// (TraceHighlight). The live run's output preview and ledger hand rows to traceText(), the
+// window timeline its dots and panes to traceAt(). While a live run keeps lineage (Run › Keep
+// Lineage While Running) searches read the live run instead: an unbounded run is traced
+// without a second run, its oldest records evicted first, and the view says since when.
 //
 // [Threading] The worker owns the Job while it runs; after finished it is handed to the UI
 // thread, which alone reads its lineage store.
@@ -12,7 +15,9 @@
 #include <QObject>
 #include <QString>
 
+#include <functional>
 #include <memory>
+#include <optional>
 
 class QAction;
 class QDockWidget;
@@ -21,7 +26,11 @@ class QTemporaryDir;
 
 namespace tideline {
 class Job;
-}
+namespace lineage {
+class Store;
+struct Explanation;
+} // namespace lineage
+} // namespace tideline
 namespace tideline::live {
 class TraceView;
 class TraceHighlight;
@@ -46,6 +55,17 @@ public:
     void search(const QString &text, bool outputs);
     /// Shows the dock and searches `text` (a row of the output preview or the ledger).
     void traceText(const QString &text, bool outputs);
+    /// Shows the dock and traces what a click on the window timeline picked: the records that
+    /// reached `node` as `match` (a dot: the record's JSON), or with `made` the rows `node`
+    /// made that contain `match` (a pane: its window bounds and key). `label` is shown as the
+    /// query.
+    void traceAt(const QString &node, const QString &match, bool made, const QString &label);
+
+    using StoreFn = std::function<void(const lineage::Store &)>;
+    /// Where a live run's lineage can be read (LiveController: EngineBridge::withLineage):
+    /// true when it ran `fn` on the live run's store. A search reads the live run while it
+    /// keeps lineage, else the traced run.
+    void setLiveLineage(std::function<bool(const StoreFn &fn)> live) { m_live = std::move(live); }
 
     tideline::live::TraceView *view() const { return m_view; }
     tideline::live::TraceHighlight *highlight() const { return m_highlight; }
@@ -57,6 +77,18 @@ Q_SIGNALS:
 
 private:
     void onWorkerDone();
+    /// Runs `fn` on the live run's store, else the traced run's; false when there is neither.
+    bool withStore(const std::function<void(const lineage::Store &, bool fromLive)> &fn);
+    void searchAt();
+    void show(const lineage::Explanation &e, bool outputs, bool fromLive);
+
+    struct At
+    {
+        QString node, match;
+        bool made = false;
+    };
+    std::optional<At> m_at; ///< the last traceAt(), until a search replaces it
+    std::function<bool(const StoreFn &)> m_live;
 
     MainWindow &m_window;
     tideline::live::TraceView *m_view;

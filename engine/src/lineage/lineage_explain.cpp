@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <ctime>
-#include <ostream>
 #include <set>
 
 namespace tideline::lineage {
@@ -43,10 +43,7 @@ public:
     {
     }
 
-    const std::string &id(int node) const
-    {
-        return m_s.spec().nodes[static_cast<std::size_t>(node)].id;
-    }
+    const std::string &id(int node) const { return m_s.nodeId(node); }
 
     /// "`clicks` #84" for an input row; a derived row by its first input.
     std::string name(std::uint64_t rowId) const
@@ -134,7 +131,20 @@ private:
                              + timeText(e.a);
                     s.related = {e.other};
                 } else if (e.fate == observe::Fate::Windowed) {
-                    continue; // said with its window ("counted in window …") when it fires
+                    // Said with its window ("counted in window …") when it fires; until then
+                    // (a live run, a partition's pane not closed yet) it is held.
+                    if (firedLater(*r, i))
+                        continue;
+                    if (m_s.nodeKind(e.node) == "window_join") {
+                        s.kind = "windowed";
+                        s.what = "in a window of `" + s.node
+                                 + "`: no record of the other side with its key in that window "
+                                   "(or the window has not closed yet)";
+                    } else {
+                        s.kind = "held";
+                        s.what = "counted in a window of `" + s.node
+                                 + "` that has not fired yet: held in its state";
+                    }
                 } else {
                     s.what = std::string(observe::fateWords(e.fate));
                 }
@@ -185,6 +195,16 @@ private:
                 || e.what == What::Unmatched)
                 walk(e.other, t, seen);
         }
+    }
+
+    /// Whether a window the record was counted in (event i) fired after.
+    static bool firedLater(const Row &r, std::size_t i)
+    {
+        for (std::size_t j = i + 1; j < r.events.size(); ++j)
+            if (r.events[j].node == r.events[i].node
+                && (r.events[j].what == What::InWindow || r.events[j].what == What::Joined))
+                return true;
+        return false;
     }
 
     /// A Reached event says something only when nothing else happened at that node.
@@ -250,13 +270,24 @@ std::unique_ptr<expr::Expression> compile(std::string_view text, std::string &er
 void budgetNote(const Store &s, Explanation &out)
 {
     out.forgotten = s.forgottenInputs();
-    if (out.forgotten > 0)
-        out.budgetNote = std::to_string(out.forgotten)
-                         + " older input records are no longer traceable (lineage keeps the "
-                           "newest "
-                         + std::to_string(s.options().maxRecords) + " records / "
-                         + std::to_string(s.options().maxBytes >> 20)
-                         + " MiB; raise it with --lineage-budget RECORDS,MIB)";
+    if (out.forgotten == 0)
+        return;
+    out.tracedFromMs = s.tracedFromMs();
+    std::string from;
+    if (out.tracedFromMs > 0) {
+        const std::time_t secs = static_cast<std::time_t>(out.tracedFromMs / 1000);
+        std::tm tm{};
+        gmtime_r(&secs, &tm);
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%02d:%02d:%02d UTC", tm.tm_hour, tm.tm_min, tm.tm_sec);
+        from = std::string("traced from ") + buf + " on; ";
+    }
+    out.budgetNote = from + std::to_string(out.forgotten)
+                     + (out.forgotten == 1 ? " older input record" : " older input records")
+                     + " evicted, no longer traceable (lineage keeps the newest "
+                     + std::to_string(s.options().maxRecords) + " records / "
+                     + std::to_string(s.options().maxBytes >> 20)
+                     + " MiB; raise it with --lineage-budget RECORDS,MIB)";
 }
 
 bool isInput(const Row &r)
@@ -325,99 +356,114 @@ Explanation explainAll(const Store &store)
     return out;
 }
 
-void printText(const Explanation &e, std::ostream &out)
+namespace {
+
+/// `row` has what `query` has (every field of an object query, recursively; else equal).
+bool containsJson(const nlohmann::json &row, const nlohmann::json &query)
 {
-    if (!e.error.empty()) {
-        out << e.error << "\n";
-        return;
+    if (!query.is_object())
+        return row == query;
+    if (!row.is_object())
+        return false;
+    for (auto it = query.begin(); it != query.end(); ++it) {
+        auto f = row.find(it.key());
+        if (f == row.end() || !containsJson(*f, it.value()))
+            return false;
     }
-    if (!e.budgetNote.empty())
-        out << "note: " << e.budgetNote << "\n";
-    out << e.inputs.size() << (e.inputs.size() == 1 ? " input record" : " input records") << ", "
-        << e.outputs.size() << (e.outputs.size() == 1 ? " output row" : " output rows") << "\n";
-    for (const TracedInput &t : e.inputs) {
-        out << "\ninput `" << t.source << "` #" << t.seq << ": " << t.record << "\n";
-        std::size_t width = 0;
-        for (const Step &s : t.path)
-            width = std::max(width, s.node.size());
-        for (const Step &s : t.path)
-            out << "  " << s.node << std::string(width - s.node.size() + 2, ' ') << s.what << "\n";
-        if (t.outputs.empty())
-            out << "  → reached no output\n";
-        else {
-            out << "  → output rows";
-            for (std::uint64_t o : t.outputs)
-                out << " #" << o;
-            out << "\n";
-        }
-    }
-    for (const TracedOutput &o : e.outputs) {
-        out << "\noutput #" << o.id << " (sink `" << o.sink << "`): " << o.record << "\n";
-        if (!o.madeBy.empty())
-            out << "  made by " << o.madeBy << "\n";
-        out << "  from " << o.inputs.size()
-            << (o.inputs.size() == 1 ? " input record:" : " input records:");
-        for (std::uint64_t i : o.inputs) {
-            auto it = std::find_if(e.inputs.begin(), e.inputs.end(),
-                                   [&](const TracedInput &t) { return t.id == i; });
-            if (it != e.inputs.end())
-                out << " `" << it->source << "` #" << it->seq;
-            else
-                out << " #" << i;
-        }
-        out << "\n";
-    }
+    return true;
 }
 
-void printJson(const Explanation &e, std::ostream &out)
+/// A JSON object (records that contain it) or an expression; false and `error` when neither.
+class Matcher
 {
-    using Json = nlohmann::ordered_json;
-    Json j = Json::object();
-    if (!e.error.empty()) {
-        j["error"] = e.error;
-        out << j.dump() << "\n";
-        return;
-    }
-    auto parsed = [](const std::string &s) {
-        Json v = Json::parse(s, nullptr, false);
-        return v.is_discarded() ? Json(s) : v;
-    };
-    auto opt = [](const std::optional<std::int64_t> &v) {
-        return v ? Json(*v) : Json(nullptr);
-    };
-    j["inputs"] = Json::array();
-    for (const TracedInput &t : e.inputs) {
-        Json p = Json::array();
-        for (const Step &s : t.path) {
-            Json step = {{"node", s.node}, {"kind", s.kind}, {"what", s.what}};
-            if (s.windowStart)
-                step["window"] = {{"start", *s.windowStart}, {"end", opt(s.windowEnd)}};
-            if (s.watermark)
-                step["watermark"] = *s.watermark;
-            if (s.eventTime)
-                step["event_time"] = *s.eventTime;
-            if (!s.related.empty())
-                step["related"] = s.related;
-            p.push_back(std::move(step));
+public:
+    explicit Matcher(std::string_view text, std::string &error)
+    {
+        if (text.starts_with('{')) {
+            m_json = nlohmann::json::parse(text, nullptr, false);
+            if (m_json.is_object())
+                return;
         }
-        j["inputs"].push_back({{"id", t.id},
-                               {"source", t.source},
-                               {"seq", t.seq},
-                               {"record", parsed(t.record)},
-                               {"path", std::move(p)},
-                               {"outputs", t.outputs}});
+        m_json = nlohmann::json();
+        m_expr = compile(text, error);
     }
-    j["outputs"] = Json::array();
-    for (const TracedOutput &o : e.outputs)
-        j["outputs"].push_back({{"id", o.id},
-                                {"sink", o.sink},
-                                {"record", parsed(o.record)},
-                                {"made_by", o.madeBy},
-                                {"inputs", o.inputs}});
-    j["forgotten"] = e.forgotten;
-    if (!e.budgetNote.empty())
-        j["note"] = e.budgetNote;
-    out << j.dump() << "\n";
+    bool ok() const { return m_json.is_object() || m_expr; }
+    bool operator()(const std::string &json)
+    {
+        if (m_json.is_object())
+            return containsJson(nlohmann::json::parse(json, nullptr, false), m_json);
+        return m_parser.parse(json, m_rec, m_err) && m_expr->test(m_rec);
+    }
+
+private:
+    nlohmann::json m_json;
+    std::unique_ptr<expr::Expression> m_expr;
+    RecordParser m_parser;
+    Record m_rec;
+    std::string m_err;
+};
+
+void addInputs(const Store &store,
+               Explainer &x,
+               const std::set<std::uint64_t> &ids,
+               Explanation &out)
+{
+    for (std::uint64_t id : ids)
+        if (const Row *r = store.row(id))
+            out.inputs.push_back(x.input(*r));
 }
 
+} // namespace
+
+Explanation explainReached(const Store &store, std::string_view node, std::string_view match)
+{
+    Explanation out;
+    Matcher m(match, out.error);
+    if (!m.ok())
+        return out;
+    Explainer x(store);
+    std::set<std::uint64_t> inputs;
+    for (const Row &r : store.rows()) {
+        const bool reached = std::any_of(r.events.begin(), r.events.end(), [&](const Event &e) {
+            return e.what == What::Reached && store.nodeId(e.node) == node;
+        });
+        if (reached && m(r.json))
+            inputs.insert(r.inputs.begin(), r.inputs.end());
+    }
+    addInputs(store, x, inputs, out);
+    std::set<std::uint64_t> outputs;
+    for (const TracedInput &t : out.inputs)
+        outputs.insert(t.outputs.begin(), t.outputs.end());
+    for (const Output &o : store.outputs())
+        if (outputs.count(o.id))
+            out.outputs.push_back(x.output(o));
+    budgetNote(store, out);
+    return out;
+}
+
+Explanation explainMade(const Store &store, std::string_view node, std::string_view match)
+{
+    Explanation out;
+    Matcher m(match, out.error);
+    if (!m.ok())
+        return out;
+    Explainer x(store);
+    std::set<std::uint64_t> inputs;
+    for (const Row &r : store.rows()) {
+        // A row the node made (a window's, a join's), not one it sent on.
+        if (r.note.empty() || store.nodeId(r.node) != node || !m(r.json))
+            continue;
+        TracedOutput t;
+        t.id = r.id;
+        t.madeAt = std::string(node);
+        t.record = r.json;
+        t.madeBy = r.note;
+        t.inputs = r.inputs;
+        inputs.insert(r.inputs.begin(), r.inputs.end());
+        out.outputs.push_back(std::move(t));
+    }
+    addInputs(store, x, inputs, out);
+    budgetNote(store, out);
+    return out;
+}
 } // namespace tideline::lineage

@@ -10,6 +10,7 @@
 #include <tideline/engine/record_json.hpp>
 
 #include <algorithm>
+#include <chrono>
 
 namespace tideline::lineage {
 
@@ -24,15 +25,27 @@ Timestamp integerField(const Record &r, std::string_view name, Timestamp fallbac
     return v.type == ValueType::Int ? v.i : fallback;
 }
 
+/// Wall-clock time for "traced from HH:MM:SS on" (only with lineage on).
+std::int64_t wallMs()
+{
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
 } // namespace
 
-Store::Store(const PipelineSpec &spec, Options options)
+Store::Store(const PipelineSpec &spec, Options options, std::vector<int> specOf)
     : m_spec(spec)
     , m_options(options)
+    , m_specOf(std::move(specOf))
 {
-    m_nodes.resize(m_spec.nodes.size());
-    for (std::size_t i = 0; i < m_spec.nodes.size(); ++i) {
-        const NodeSpec &n = m_spec.nodes[i];
+    if (m_specOf.empty())
+        for (std::size_t i = 0; i < m_spec.nodes.size(); ++i)
+            m_specOf.push_back(static_cast<int>(i));
+    m_nodes.resize(m_specOf.size());
+    for (std::size_t i = 0; i < m_specOf.size(); ++i) {
+        const NodeSpec &n = m_spec.nodes[static_cast<std::size_t>(m_specOf[i])];
         const NodeKind *kind = findNodeKind(n.kind);
         NodeInfo &info = m_nodes[i];
         if (!kind)
@@ -59,8 +72,27 @@ Store::Store(const PipelineSpec &spec, Options options)
             info.role = Role::Window;
             info.keys.emplace_back(p.fieldList("key"));
             info.outKeys.emplace_back(p.fieldList("key"));
-        } else if (n.kind == "top" || n.kind == "window_join") {
-            info.role = Role::MakesRows;
+        } else if (n.kind == "top") {
+            info.role = Role::Top;
+            info.size = p.integer("size_ms");
+            std::vector<std::string> by; // as the operator groups (top.cpp)
+            if (p.has("by"))
+                by = p.fieldList("by");
+            else if (info.size == 0)
+                by = {"window_start", "window_end"};
+            info.keys.emplace_back(std::move(by));
+            info.ranks = std::string(p.string("order") == "min" ? "the smallest" : "the largest")
+                         + " `" + p.string("field") + "`";
+        } else if (n.kind == "window_join") {
+            info.role = Role::WindowJoin;
+            info.size = p.integer("size_ms");
+            info.semi = p.string("output") == "left_semi";
+            info.keys.emplace_back(p.fieldList("left_key"));
+            info.keys.emplace_back(p.fieldList("right_key"));
+            std::vector<std::string> left;
+            for (const auto &k : p.fieldList("left_key"))
+                left.push_back((info.semi ? "" : "left.") + k);
+            info.outKeys.emplace_back(std::move(left));
         }
     }
 }
@@ -122,6 +154,7 @@ std::uint64_t Store::onEmit(int node, const Record &record)
         Row &r = newRow(node, record, {});
         r.inputs = {r.id};
         r.seq = ++info.seq;
+        r.readAtMs = wallMs();
         ++m_inputRows;
         enforceBudget();
         add(r.id, {What::Read, node, -1, observe::Fate::Count, r.seq, 0, 0, 0, {}});
@@ -131,22 +164,16 @@ std::uint64_t Store::onEmit(int node, const Record &record)
         return emitWindowRow(node, record);
     case Role::Join:
         return emitJoinRow(node, f, record);
-    case Role::MakesRows:
-        if (!f) {
-            Row &r = newRow(node, record, {});
-            r.note = "made by `" + m_spec.nodes[static_cast<std::size_t>(node)].id
-                     + "` when the watermark passed (a "
-                     + m_spec.nodes[static_cast<std::size_t>(node)].kind
-                     + " row: its inputs are not traced)";
-            return r.id;
-        }
-        [[fallthrough]];
+    case Role::Top:
+        return emitTopRow(node, record);
+    case Role::WindowJoin:
+        return emitWindowJoinRow(node, record);
     default:
         break;
     }
     if (!f) {
         Row &r = newRow(node, record, {});
-        r.note = "made by `" + m_spec.nodes[static_cast<std::size_t>(node)].id + "`";
+        r.note = "made by `" + nodeId(node) + "`";
         return r.id;
     }
     const Row *in = row(f->row);
@@ -189,9 +216,9 @@ std::uint64_t Store::emitWindowRow(int node, const Record &record)
     const bool update = record.get("emit").type == ValueType::String
                         && record.get("emit").s == std::string_view("update");
     Row &r = newRow(node, record, members);
-    r.note = "window `" + m_spec.nodes[static_cast<std::size_t>(node)].id + "`: [" + timeText(start)
-             + ", " + timeText(end) + ")" + (keyText.empty() ? std::string() : " of " + keyText)
-             + (update ? ", an update" : "") + ", made of " + std::to_string(members.size())
+    r.note = "window `" + nodeId(node) + "`: [" + timeText(start) + ", " + timeText(end) + ")"
+             + (keyText.empty() ? std::string() : " of " + keyText) + (update ? ", an update" : "")
+             + ", made of " + std::to_string(members.size())
              + (members.size() == 1 ? " record" : " records");
     const std::uint64_t id = r.id;
     for (std::uint64_t m : members)
@@ -202,7 +229,7 @@ std::uint64_t Store::emitWindowRow(int node, const Record &record)
 std::uint64_t Store::emitJoinRow(int node, Frame *f, const Record &record)
 {
     NodeInfo &info = m_nodes[static_cast<std::size_t>(node)];
-    const std::string &id = m_spec.nodes[static_cast<std::size_t>(node)].id;
+    const std::string &id = nodeId(node);
     const bool unmatched
         = record.indexOf("right") >= 0 && record.get("right").type == ValueType::Null;
     if (f && !unmatched) {
@@ -292,6 +319,7 @@ std::uint64_t Store::onWrapped(int node,
         Row &row = newRow(node, r, {});
         row.inputs = {row.id};
         row.seq = ++m_nodes[static_cast<std::size_t>(node)].seq;
+        row.readAtMs = wallMs();
         ++m_inputRows;
         enforceBudget();
         id = row.id;
@@ -363,9 +391,18 @@ void Store::onFate(int node, observe::Fate fate)
         }
         break;
     case observe::Fate::Windowed:
-    case observe::Fate::LateAccepted:
-        info.index[f->key].push_back({f->time, f->row});
+    case observe::Fate::LateAccepted: {
+        std::string key = paneKey(info, *f);
+        if (info.role == Role::Top) {
+            // A group of top that fired: this record starts the key's next group.
+            if (auto it = info.fired.find(key); it != info.fired.end()) {
+                info.fired.erase(it);
+                info.index.erase(key);
+            }
+        }
+        info.index[key].push_back({f->time, f->row});
         break;
+    }
     case observe::Fate::NullKey:
     case observe::Fate::JoinUnmatched:
         f->excluded = true;
@@ -380,6 +417,14 @@ void Store::onFate(int node, observe::Fate fate)
         break;
     }
     add(f->row, std::move(e));
+}
+
+std::int64_t Store::tracedFromMs() const
+{
+    for (const Row &r : m_rows)
+        if (r.from.empty() && r.seq > 0)
+            return r.readAtMs;
+    return 0;
 }
 
 void Store::enforceBudget()

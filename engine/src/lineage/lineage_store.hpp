@@ -10,11 +10,18 @@
 // event time in [window_start, window_end) (so merged sessions and late updates need no
 // bookkeeping in the window), a join pair's partner is the n-th row of the other side with the
 // same key within the bounds (the join visits partners in arrival order), an unmatched left row
-// of a left_outer join is the earliest unpaired left row of its key. Keys are encoded with the
-// operators' own key encoder and the node's key params.
+// of a left_outer join is the earliest unpaired left row of its key; a top row is made of every
+// row its group (pane) counted, a window_join row of its left and right records
+// (lineage_panes.cpp). Keys are encoded with the operators' own key encoder and the node's key
+// params.
+//
+// Nodes are the runtime's: with partition tasks a node of the pipeline runs as one instance per
+// partition ("w#p3"), each keeping its own panes here (two partitions' windows of one key are
+// two panes), and every answer names the pipeline's node.
 //
 // Budget: rows are kept oldest first in a deque; past maxRecords input rows or maxBytes the
-// oldest rows go (indexes skip ids below the first kept one and are pruned now and then).
+// oldest rows go (indexes skip ids below the first kept one and are pruned now and then). A
+// long live run keeps its newest records: tracedFromMs() says since when (wall clock).
 
 #include "operators/keys/key_encoder.hpp"
 
@@ -61,8 +68,9 @@ struct Row
     std::vector<std::uint64_t> inputs; ///< input rows behind it (input rows: itself)
     std::string json;
     Timestamp time = kMinTime;
-    std::int64_t seq = 0; ///< input rows: the source's n-th record
-    std::string note;     ///< how it was made ("window `w`: [s, e) of key …")
+    std::int64_t seq = 0;      ///< input rows: the source's n-th record
+    std::int64_t readAtMs = 0; ///< input rows: when it was read (wall clock, epoch ms)
+    std::string note;          ///< how it was made ("window `w`: [s, e) of key …")
     std::vector<Event> events;
 };
 
@@ -77,7 +85,9 @@ struct Output
 class Store
 {
 public:
-    Store(const PipelineSpec &spec, Options options);
+    /// `specOf[n]`: the pipeline node that runtime node n runs (partition-task instances
+    /// follow the pipeline's nodes); empty: runtime node n is pipeline node n.
+    Store(const PipelineSpec &spec, Options options, std::vector<int> specOf = {});
 
     // --- fed by the runtime (loop thread) ---
     /// A node emits `record` on a data port; returns the row it travels as.
@@ -100,6 +110,18 @@ public:
 
     // --- read by explain (lineage_explain.cpp) ---
     const PipelineSpec &spec() const { return m_spec; }
+    /// The pipeline's id of runtime node `n` (an instance "w#p3" is `w`).
+    const std::string &nodeId(int n) const
+    {
+        return m_spec.nodes[static_cast<std::size_t>(m_specOf[static_cast<std::size_t>(n)])].id;
+    }
+    /// The pipeline's kind of runtime node `n` ("window", "window_join", …).
+    const std::string &nodeKind(int n) const
+    {
+        return m_spec.nodes[static_cast<std::size_t>(m_specOf[static_cast<std::size_t>(n)])].kind;
+    }
+    /// When the oldest input record still traceable was read (wall clock, epoch ms; 0: none).
+    std::int64_t tracedFromMs() const;
     const Options &options() const { return m_options; }
     const Row *row(std::uint64_t id) const;
     const std::deque<Row> &rows() const { return m_rows; }
@@ -115,7 +137,7 @@ public:
     bool isJoin(int n) const { return m_nodes[static_cast<std::size_t>(n)].role == Role::Join; }
 
 private:
-    enum class Role : std::uint8_t { Plain, Source, Sink, Dedup, Join, Window, MakesRows };
+    enum class Role : std::uint8_t { Plain, Source, Sink, Dedup, Join, Window, Top, WindowJoin };
     struct Entry
     {
         Timestamp t;
@@ -127,9 +149,15 @@ private:
         std::vector<keys::KeyEncoder> keys;    ///< [0] (join: left, [1] right)
         std::vector<keys::KeyEncoder> outKeys; ///< window: key in the row; join: "left.<k>"
         std::int64_t lower = 0, upper = 0;
-        std::int64_t seq = 0; ///< sources: records read
-        /// Window: key -> counted rows; join: side*"\x01" + key -> rows; dedup: key -> first.
+        std::int64_t size = 0; ///< top, window_join: size_ms (top: 0 = grouped by `by` only)
+        bool semi = false;     ///< window_join: output left_semi
+        std::string ranks;     ///< top: "the largest `num`"
+        std::int64_t seq = 0;  ///< sources: records read
+        /// Window: key -> counted rows; join: side*"\x01" + key -> rows; dedup: key -> first;
+        /// top: pane key (paneKey()) -> counted rows; window_join: side + pane key -> rows.
         std::unordered_map<std::string, std::vector<Entry>> index;
+        /// top: panes that fired (a later record of the key starts a new pane).
+        std::unordered_map<std::string, bool> fired;
     };
     struct Frame
     {
@@ -148,11 +176,18 @@ private:
     void add(std::uint64_t row, Event e);
     std::uint64_t emitWindowRow(int node, const Record &record);
     std::uint64_t emitJoinRow(int node, Frame *f, const Record &record);
+    /// The key of the pane a record at `frame` is counted in (the index key).
+    std::string paneKey(const NodeInfo &info, const Frame &frame) const;
+    std::uint64_t emitTopRow(int node, const Record &record);
+    std::uint64_t emitWindowJoinRow(int node, const Record &record);
+    /// The index's rows that are still kept, of `key`, in arrival order.
+    std::vector<std::uint64_t> keptRows(const NodeInfo &info, const std::string &key) const;
     void enforceBudget();
     void pruneIndexes();
 
     PipelineSpec m_spec;
     Options m_options;
+    std::vector<int> m_specOf;
     std::vector<NodeInfo> m_nodes;
     std::deque<Row> m_rows;
     std::uint64_t m_base = 1; ///< id of m_rows.front()

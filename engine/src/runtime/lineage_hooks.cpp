@@ -14,13 +14,17 @@ namespace tideline {
 
 void Runtime::enableLineage(const lineage::Options &options)
 {
-    if (!m_tasks.empty()) {
-        // Instances of partition tasks come and go; lineage does not follow them (yet).
-        log("warning: lineage is off: the pipeline runs partition tasks (an unbounded "
-            "source.kafka)");
-        return;
-    }
-    m_lineage = std::make_unique<lineage::Store>(m_spec, options);
+    // Partition tasks run a node as one instance per partition ("w#p3"): the store keeps each
+    // instance's panes apart and names the pipeline's node in every answer.
+    std::vector<int> specOf;
+    specOf.reserve(m_nodes.size());
+    for (const Node &node : m_nodes)
+        specOf.push_back(m_spec.nodeIndex(node.spec->id));
+    if (!m_tasks.empty())
+        log("note: lineage with partition tasks: a partition's records are traced in the process "
+            "that reads them; a window that a partition's state brought from another member of "
+            "the group lists only the records read here (docs/lineage.md)");
+    m_lineage = std::make_unique<lineage::Store>(m_spec, options, std::move(specOf));
     tracing = true;
     for (Node &node : m_nodes)
         if (!node.tap)

@@ -21,7 +21,9 @@ bool Runtime::setTap(const std::string &nodeId,
     // A node run as partition tasks is tapped on every instance (events carry the spec id).
     for (int inst : node.task.instances) {
         Node &i = m_nodes[static_cast<std::size_t>(inst)];
-        i.tap = callback ? std::make_unique<observe::TapCallback>(callback) : nullptr;
+        i.tap = callback    ? std::make_unique<observe::TapCallback>(callback)
+                : m_lineage ? std::make_unique<observe::TapCallback>() // (lineage: stays tapped)
+                            : nullptr;
         i.tapFilter = filter;
     }
     // With lineage on every node stays tapped: an empty callback only records lineage.

@@ -6,7 +6,8 @@
 // counted in which window, dropped as a duplicate of which record, late by how much), and for
 // every row a sink received the input records that made it. Kept in memory up to a budget of
 // records and bytes; past it the oldest are forgotten first (a long live run keeps its newest
-// records traceable), and every answer says how many are no longer traceable.
+// records traceable), and every answer says how many are no longer traceable and since when
+// the rest are ("traced from HH:MM:SS on").
 //
 // Without it the runtime pays what a tap costs: one pointer test per record and emit.
 // [Threading] The store is written on the loop thread; read it after the run (or between two
@@ -57,6 +58,8 @@ struct TracedOutput
 {
     std::uint64_t id = 0;
     std::string sink;
+    /// explainMade(): the node that made this row (then `id` is the row's, not an output's).
+    std::string madeAt;
     std::string record;                ///< as the sink received it (JSON)
     std::string madeBy;                ///< "window `per_user`: [start, end) of key …"
     std::vector<std::uint64_t> inputs; ///< TracedInput ids
@@ -70,6 +73,9 @@ struct Explanation
     /// Input records forgotten (past the budget), and the budget, in words ("" when none).
     std::uint64_t forgotten = 0;
     std::string budgetNote;
+    /// With records forgotten: when the oldest record still traceable was read (wall clock,
+    /// epoch ms): "traced from HH:MM:SS on".
+    std::int64_t tracedFromMs = 0;
 };
 
 class Store;
@@ -80,6 +86,13 @@ Explanation explainInputs(const Store &store, std::string_view expr);
 /// Output rows (as sinks received them) for which `expr` is true, with the input records that
 /// made them (and those records' paths) in `inputs`.
 Explanation explainOutputs(const Store &store, std::string_view expr);
+/// The input records behind the rows that reached `node` (a dot on the window timeline) and
+/// match `match`: a JSON object (rows that contain every field of it, as the record arrived
+/// there) or an expression. Their paths, and the output rows they made.
+Explanation explainReached(const Store &store, std::string_view node, std::string_view match);
+/// The rows `node` made (a window pane, a top group's row, a join pair) that match `match` (as
+/// explainReached), in `outputs` with `madeAt` set, and the input records that made them.
+Explanation explainMade(const Store &store, std::string_view node, std::string_view match);
 /// Every input record and every output row (the designer's trace view searches these).
 Explanation explainAll(const Store &store);
 
