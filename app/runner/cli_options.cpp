@@ -20,6 +20,9 @@ Options:
   --validate              check only: print every error and pitfall warning, then exit
                           (what validates starts here: params as the run reads them,
                           references, input files; brokers are met only at start)
+  --semantics NAME        run with NAME's event-time rules for this run: flink (the
+                          default), spark or kafka-streams (overrides settings.semantics;
+                          see docs/reference/semantics.md)
   --metrics FILE          append one JSON line per node per interval, and a last line
                           per node when the run ends (plus a "*" line with run figures)
   --metrics-interval MS   metrics interval (default 1000)
@@ -118,7 +121,14 @@ std::string parseCli(int argc, char **argv, CliOptions &out)
             out.describe = true;
         else if (a == "--validate")
             out.validateOnly = true;
-        else if (a == "--fresh")
+        else if (a == "--semantics") {
+            if (!value(out.semantics))
+                return "--semantics needs flink, spark or kafka-streams";
+            if (out.semantics != "flink" && out.semantics != "spark"
+                && out.semantics != "kafka-streams")
+                return "--semantics must be flink, spark or kafka-streams, not `" + out.semantics
+                       + "`";
+        } else if (a == "--fresh")
             out.fresh = true;
         else if (a == "--metrics") {
             if (!value(out.metricsFile))

@@ -31,6 +31,7 @@ struct CliOptions
     bool updateExpected = false; ///< write those files from this run instead
     std::string recordDir;       ///< --record: capture every source's input into DIR
     std::int64_t recordMaxRecords = 0, recordMaxBytes = 0, recordMaxDurationMs = 0;
+    std::string semantics;  ///< --semantics: overrides settings.semantics for this run
     std::string replayDir;  ///< --replay: run on the recording in DIR instead of the sources
     double replaySpeed = 0; ///< 0 = flat out, 1 = as recorded, N = N times faster
     std::vector<std::string>

@@ -92,6 +92,11 @@ int main(int argc, char **argv)
 
     LoadResult loaded = loadSpecFile(opt.pipeline);
     const std::string baseDir = std::filesystem::absolute(opt.pipeline).parent_path().string();
+    if (!opt.semantics.empty() && loaded.spec) {
+        // --semantics overrides the file's choice for this run: validated as if written there.
+        loaded.spec->settings["semantics"] = opt.semantics;
+        loaded.diagnostics = validate(*loaded.spec, baseDir);
+    }
     if (opt.validateOnly && loaded.spec) {
         // "valid" means "starts here": also what depends on this machine (references, input
         // files), which the designer's validation leaves out.

@@ -5,6 +5,7 @@
 // one-edge check are validate_graph.cpp.
 
 #include "operators/operators.hpp"
+#include "semantics/semantics.hpp"
 #include "operators/params.hpp"
 #include "path_conflicts.hpp"
 #include "validate_params.hpp"
@@ -46,6 +47,7 @@ std::vector<Diagnostic> validate(const PipelineSpec &spec, const std::string &ba
     };
 
     checkSettings(spec.settings, out);
+    semantics::checkSemanticsGraph(spec, out); // what the selected engine has no equivalent for
 
     // --- nodes: ids, kinds, params ---
     std::map<std::string, int> firstIndex;

@@ -4,6 +4,7 @@
 #include "validate_params.hpp"
 
 #include "runtime/references.hpp"
+#include "semantics/semantics.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -323,8 +324,9 @@ void checkSettings(const Json &settings, std::vector<Diagnostic> &out)
     };
     {
         const Json &s = settings;
-        static const std::vector<std::string> keys{"checkpoint", "delivery", "state",
-                                                   "state_memory_mb"};
+        static const std::vector<std::string> keys{"checkpoint",      "delivery",  "state",
+                                                   "state_memory_mb", "semantics", "spark",
+                                                   "kafka_streams"};
         for (auto it = s.begin(); it != s.end(); ++it) {
             if (std::find(keys.begin(), keys.end(), it.key()) == keys.end()) {
                 auto guess = closestMatch(it.key(), keys);
@@ -333,6 +335,7 @@ void checkSettings(const Json &settings, std::vector<Diagnostic> &out)
                             + (guess.empty() ? "" : ": did you mean `" + guess + "`?"));
             }
         }
+        semantics::checkSemanticsSettings(s, out); // semantics/semantics.cpp
         if (s.contains("delivery")
             && !(s["delivery"] == "at_least_once" || s["delivery"] == "exactly_once"))
             fileErr("settings.delivery", "must be \"at_least_once\" or \"exactly_once\"");

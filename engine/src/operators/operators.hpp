@@ -83,6 +83,8 @@ void validateFilter(const NodeValidationContext &);
 std::unique_ptr<Operator> makeMap(const OperatorContext &);
 void validateMap(const NodeValidationContext &);
 std::unique_ptr<Operator> makeDedup(const OperatorContext &);
+/// dedup under settings.semantics "spark" / "kafka-streams" (dedup/mode_dedup.cpp).
+std::unique_ptr<Operator> makeModeDedup(const OperatorContext &);
 void validateDedup(const NodeValidationContext &);
 std::unique_ptr<Operator> makeJoin(const OperatorContext &);
 void validateJoin(const NodeValidationContext &);

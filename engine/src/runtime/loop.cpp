@@ -68,6 +68,8 @@ Job::Status Runtime::runFor(std::int64_t maxRecords)
                         if (m_options.capture) // --record: where this source's input ended
                             m_options.capture->endOf(node.spec->id);
                         produced = true;
+                        if (m_sparkBatches) // Spark: the input's last batch ends first
+                            sparkSourceEnded();
                         emitWatermark(v, kMaxTime);
                     }
                 }

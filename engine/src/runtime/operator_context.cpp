@@ -37,6 +37,7 @@ Status Runtime::makeOperator(int v)
     ctx.checkpointing = checkpoint::resolveSettings(m_spec, m_options).enabled;
     ctx.capture = m_options.capture;
     ctx.feed = m_options.feed;
+    ctx.semantics = semanticsForOperators();
     const KindImpl *impl = findKindImpl(node.spec->kind);
     if (!impl)
         return Status::error("node `" + node.spec->id + "`: kind `" + node.spec->kind

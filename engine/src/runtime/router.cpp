@@ -32,6 +32,10 @@ void Runtime::deliver(const Target &t, Record &&record)
 void Runtime::emit(int nodeIdx, int port, Record &&record)
 {
     Node &node = m_nodes[static_cast<std::size_t>(nodeIdx)];
+    if (m_sparkBatches && node.source && port == 0) [[unlikely]] {
+        sparkSourceRecord(nodeIdx, port, std::move(record)); // semantics_hooks.cpp
+        return;
+    }
     if (node.tap) [[unlikely]] {
         emitTraced(nodeIdx, port, std::move(record)); // taps and lineage (lineage_hooks.cpp)
         return;

@@ -18,6 +18,8 @@
 
 #include "checkpoint/runtime_port.hpp"
 #include "runtime/graph.hpp"
+#include "semantics/semantics.hpp"
+#include "semantics/spark_clock.hpp"
 
 #include <tideline/engine/job.hpp>
 #include <tideline/engine/operator.hpp>
@@ -213,6 +215,20 @@ private:
     /// savepoint fails (the run fails); a failed final checkpoint is reported as a warning.
     void finishCheckpoints();
     void tick(std::int64_t now);
+
+    // --- settings.semantics (semantics_hooks.cpp) ---
+    /// The mode every operator is made with; built on first use from m_spec.settings.
+    const semantics::JobSemantics *semanticsForOperators();
+    /// Spark mode: a source's data record, between the micro-batch boundaries around it.
+    void sparkSourceRecord(int node, int port, Record &&record);
+    /// Spark mode: the batch ends (onMicroBatchEnd everywhere), then the global watermark it
+    /// computed goes out of every watermark node (the no-data batch).
+    void sparkEndBatch();
+    /// Spark mode: a source ended; the batch in progress ends (if it has records).
+    void sparkSourceEnded();
+    std::unique_ptr<semantics::JobSemantics> m_semantics;
+    std::unique_ptr<semantics::SparkClock> m_sparkClock;
+    bool m_sparkBatches = false; ///< the one test the hot path pays in every mode
 
     PipelineSpec m_spec;
     JobOptions m_options;

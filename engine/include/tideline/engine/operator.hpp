@@ -118,6 +118,9 @@ private:
 
 /// What an operator sees of the pipeline when it is created.
 class SourceOperator;
+namespace semantics {
+struct JobSemantics;
+}
 
 struct OperatorContext
 {
@@ -137,6 +140,9 @@ struct OperatorContext
     recording::Capture *capture = nullptr;
     /// --replay: sources read their input from it instead (record_replay.hpp). Null otherwise.
     recording::Feed *feed = nullptr;
+    /// settings.semantics and the mode's settings (semantics/semantics.hpp). Set by the
+    /// runtime; null in tests that build an operator by hand, which then runs Flink's rules.
+    const semantics::JobSemantics *semantics = nullptr;
     /// `value` with its ${env:NAME} / ${file:/path} references resolved (any string param may
     /// hold them: shared/pipeline-format.md; validation warns outside connection settings,
     /// secrets and paths). Throws ConfigError when a variable is unset or a file unreadable.
@@ -181,6 +187,9 @@ public:
     }
     /// All inputs ended and the final watermark was processed: flush and close files.
     virtual void finish(Output &out) { (void)out; }
+    /// settings.semantics "spark" only: the micro-batch just ended, before the global watermark
+    /// it computed is handed on (update output mode emits the rows the batch changed here).
+    virtual void onMicroBatchEnd(Output &out) { (void)out; }
 
     /// Current state figures (called between records when a snapshot is published).
     virtual void reportMetrics(observe::NodeMetrics &m) const { (void)m; }

@@ -20,6 +20,7 @@
 #include "operators/keys/time_key.hpp"
 #include "operators/operators.hpp"
 #include "operators/params.hpp"
+#include "semantics/semantics.hpp"
 #include "state/state_backend.hpp"
 
 #include <algorithm>
@@ -373,6 +374,8 @@ private:
 
 std::unique_ptr<Operator> makeDedup(const OperatorContext &ctx)
 {
+    if (ctx.semantics && ctx.semantics->engine != semantics::Engine::Flink)
+        return makeModeDedup(ctx);
     const NodeParams p(ctx);
     auto key = p.fieldList("key");
     const std::int64_t within = p.integer("within_ms");

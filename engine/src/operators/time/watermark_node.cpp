@@ -16,6 +16,8 @@
 #include "operators/operators.hpp"
 #include "operators/params.hpp"
 #include "operators/time/time_parse.hpp"
+#include "semantics/semantics.hpp"
+#include "semantics/spark_clock.hpp"
 
 #include <algorithm>
 
@@ -43,6 +45,16 @@ public:
         m_format = f == "epoch_s"   ? TimeFormat::EpochS
                    : f == "iso8601" ? TimeFormat::Iso8601
                                     : TimeFormat::EpochMs;
+        // Spark and Kafka Streams modes: this node assigns event time only. Spark's watermark is
+        // global (semantics/spark_clock.hpp: this node is one of its inputs, and the runtime sends
+        // the global watermark out of here at each batch end); Kafka Streams has none at all
+        // (its operators keep stream time). Both still end with +inf when the input ends.
+        if (ctx.semantics && ctx.semantics->engine != semantics::Engine::Flink) {
+            m_assignOnly = true;
+            m_spark = ctx.semantics->sparkClock;
+            if (m_spark)
+                m_sparkInput = m_spark->addInput(m_delay);
+        }
     }
 
     void open() override
@@ -60,24 +72,32 @@ public:
             out.emitError(rec.hasObject(m_timeField)
                               ? "time field `" + m_timeField + "` is an object, not a time"
                               : "missing time field `" + m_timeField + "`",
-                          std::move(rec), m_w);
+                          std::move(rec), errorW());
             return;
         }
         const char *why = "";
         auto t = eventTimeOf(rec.valueAt(static_cast<std::size_t>(idx)), m_format, why);
         if (!t) {
-            out.emitError(std::string(why) + " (`" + m_timeField + "`)", std::move(rec), m_w);
+            out.emitError(std::string(why) + " (`" + m_timeField + "`)", std::move(rec), errorW());
             return;
         }
         // m_lastNow is the last tick's time; the clock is read only for a suspect record.
         if (m_maxLead > 0 && *t > satAdd(m_lastNow, m_maxLead)) {
             const std::int64_t now = m_clock.nowMs();
             if (*t > satAdd(now, m_maxLead)) {
-                out.emitError(tooFarAhead(*t, now), std::move(rec), m_w);
+                out.emitError(tooFarAhead(*t, now), std::move(rec), errorW());
                 return;
             }
         }
         rec.time = *t;
+        if (m_assignOnly) {
+            if (m_spark)
+                m_spark->observe(m_sparkInput, *t);
+            Partition &q = m_parts[rec.partition < m_parts.size() ? rec.partition : 0];
+            q.maxTs = std::max(q.maxTs, *t);
+            out.emit(0, std::move(rec));
+            return;
+        }
         Partition &p = m_parts[rec.partition < m_parts.size() ? rec.partition : 0];
         p.lastActivityMs = m_lastNow;
         bool wasIdle = p.idle;
@@ -105,7 +125,7 @@ public:
     void onTick(std::int64_t now, Output &out) override
     {
         m_lastNow = now;
-        if (m_idleTimeout <= 0 || m_w == kMaxTime)
+        if (m_idleTimeout <= 0 || m_w == kMaxTime || m_assignOnly)
             return;
         bool changed = false;
         for (std::size_t i = 0; i < m_parts.size(); ++i) {
@@ -192,6 +212,9 @@ private:
                + " (max_lead_ms " + std::to_string(m_maxLead) + ")";
     }
 
+    /// The watermark an errors wrapper carries: Spark's is the global one.
+    Timestamp errorW() const { return m_spark ? m_spark->watermark() : m_w; }
+
     void advance(Output &out)
     {
         if (m_restored && m_w != kMinTime) {
@@ -227,6 +250,9 @@ private:
     bool m_allIdle = false;
     bool m_restored = false;
     std::int64_t m_lastNow = 0;
+    bool m_assignOnly = false;                ///< semantics spark / kafka-streams
+    semantics::SparkClock *m_spark = nullptr; ///< semantics spark: the global watermark
+    int m_sparkInput = 0;
 };
 
 } // namespace

@@ -1,6 +1,8 @@
 #include "operators/window/window_base.hpp"
 
 #include "operators/operators.hpp"
+#include "operators/window/mode_window.hpp"
+#include "semantics/semantics.hpp"
 
 #include <algorithm>
 
@@ -154,6 +156,17 @@ std::unique_ptr<Operator> makeWindow(const OperatorContext &ctx)
 {
     window::WindowConfig cfg;
     std::string error;
+    // settings.semantics other than "flink": that engine's window (mode_window.hpp).
+    const auto engine = ctx.semantics ? ctx.semantics->engine : semantics::Engine::Flink;
+    if (engine != semantics::Engine::Flink) {
+        bool recordAligned = false;
+        const Json params = window::paramsForEngine(ctx.spec.params, engine, recordAligned);
+        if (!window::readWindowConfig(params, cfg, error))
+            throw ConfigError("node `" + ctx.spec.id + "`: " + error);
+        if (engine == semantics::Engine::Spark)
+            return window::makeSparkWindow(ctx, std::move(cfg));
+        return window::makeKafkaWindow(ctx, std::move(cfg), recordAligned);
+    }
     if (!window::readWindowConfig(ctx.spec.params, cfg, error))
         throw ConfigError("node `" + ctx.spec.id + "`: " + error);
     if (cfg.type == window::WindowType::Session)

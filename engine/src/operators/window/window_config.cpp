@@ -6,6 +6,8 @@
 
 #include "operators/operators.hpp"
 #include "operators/params.hpp"
+#include "operators/window/mode_window.hpp"
+#include "semantics/semantics.hpp"
 
 #include <tideline/engine/catalog.hpp>
 #include <tideline/engine/validate.hpp>
@@ -187,10 +189,13 @@ void validateWindowParams(const NodeValidationContext &ctx)
     } else if (type == "sliding") {
         if (!hasSize)
             ctx.error("size_ms", "required for a sliding window: the window length in ms");
-        if (!hasSlide)
+        // Under semantics "kafka-streams" a sliding window without slide_ms is Kafka Streams'
+        // record-aligned SlidingWindows (size_ms is its time difference).
+        if (!hasSlide && semantics::engineOf(ctx.spec.settings) != semantics::Engine::KafkaStreams)
             ctx.error("slide_ms", "required for a sliding window: the distance between window "
                                   "starts in ms (<= size_ms), e.g. size_ms 60000 with slide_ms "
-                                  "10000");
+                                  "10000 (only semantics \"kafka-streams\" has record-aligned "
+                                  "sliding windows without it)");
         if (hasGap)
             ctx.warning("gap_ms", "ignored by a sliding window; remove it, or set type to "
                                   "\"session\"");
@@ -354,8 +359,11 @@ void validateWindow(const NodeValidationContext &ctx)
     // here too, or a pipeline that validates would fail at start.
     WindowConfig cfg;
     std::string error;
-    if (!readWindowConfig(ctx.spec.nodes[static_cast<std::size_t>(ctx.nodeIndex)].params, cfg,
-                          error)) {
+    bool recordAligned = false;
+    const Json params
+        = paramsForEngine(ctx.spec.nodes[static_cast<std::size_t>(ctx.nodeIndex)].params,
+                          semantics::engineOf(ctx.spec.settings), recordAligned);
+    if (!readWindowConfig(params, cfg, error)) {
         std::string param;
         if (error.rfind("params.", 0) == 0 && error.find(':') != std::string::npos) {
             param = error.substr(7, error.find(':') - 7);
