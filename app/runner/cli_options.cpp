@@ -313,9 +313,9 @@ std::string parseCli(int argc, char **argv, CliOptions &out)
         return "--compare-format goes with --compare-engines";
     if (out.compareEngines
         && (out.validateOnly || !out.expectDir.empty() || !out.sweeps.empty() || out.explaining()
-            || !out.restoreFrom.empty() || !out.savepointDir.empty()
-            || !out.checkpointDir.empty() || out.member != "default" || !out.recordDir.empty()
-            || !out.metricsFile.empty() || !out.metricsListen.empty() || !out.dumpTable.empty()))
+            || !out.restoreFrom.empty() || !out.savepointDir.empty() || !out.checkpointDir.empty()
+            || out.member != "default" || !out.recordDir.empty() || !out.metricsFile.empty()
+            || !out.metricsListen.empty() || !out.dumpTable.empty()))
         return "--compare-engines runs the pipeline once per engine from the beginning in a "
                "temporary folder: it cannot be combined with --validate, --expect, --sweep, "
                "--explain, --restore, --savepoint, --checkpoint-dir, --member, --record, "

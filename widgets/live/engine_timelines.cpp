@@ -83,9 +83,9 @@ void EngineTimelines::paintEvent(QPaintEvent *)
     const int pad = line / 2;
     p.setFont(bold);
     p.setPen(style::text());
-    p.drawText(QRect(pad, pad, width() - 2 * pad, line),
-               Qt::AlignLeft | Qt::AlignVCenter,
-               m_key.isEmpty() ? tr("Windows of one key, per engine") : tr("Windows of %1").arg(m_key));
+    p.drawText(QRect(pad, pad, width() - 2 * pad, line), Qt::AlignLeft | Qt::AlignVCenter,
+               m_key.isEmpty() ? tr("Windows of one key, per engine")
+                               : tr("Windows of %1").arg(m_key));
     if (m_lanes.empty())
         return;
 
@@ -117,20 +117,21 @@ void EngineTimelines::paintEvent(QPaintEvent *)
         std::map<std::pair<qint64, qint64>, int> depth;
         int most = 1;
         for (const auto &pane : lane.panes)
-            most = std::max(most, depth[{pane.start, pane.end}] + 1), ++depth[{pane.start, pane.end}];
+            most = std::max(most, depth[{pane.start, pane.end}] + 1),
+            ++depth[{pane.start, pane.end}];
         const int laneH = std::max(most, 1) * rowH + pad;
-        const bool differs = std::find(differing.begin(), differing.end(), int(i)) != differing.end();
-        p.fillRect(QRect(0, y - pad / 4, width(), laneH), i % 2 ? style::background() : style::panel());
+        const bool differs
+            = std::find(differing.begin(), differing.end(), int(i)) != differing.end();
+        p.fillRect(QRect(0, y - pad / 4, width(), laneH),
+                   i % 2 ? style::background() : style::panel());
         p.setFont(bold);
         p.setPen(differs ? style::lateAccepted() : style::text());
-        p.drawText(QRect(pad, y, titleWidth, rowH),
-                   Qt::AlignLeft | Qt::AlignVCenter,
+        p.drawText(QRect(pad, y, titleWidth, rowH), Qt::AlignLeft | Qt::AlignVCenter,
                    lane.title + (differs ? QStringLiteral(" ≠") : QString()));
         p.setFont(font);
         if (!lane.note.isEmpty()) {
             p.setPen(style::dim());
-            p.drawText(QRect(left, y, right - left, rowH),
-                       Qt::AlignLeft | Qt::AlignVCenter,
+            p.drawText(QRect(left, y, right - left, rowH), Qt::AlignLeft | Qt::AlignVCenter,
                        fm.elidedText(lane.note, Qt::ElideRight, right - left));
         } else if (lane.panes.empty()) {
             p.setPen(style::dim());

@@ -17,14 +17,14 @@ struct EnginePane
 {
     qint64 start = 0;
     qint64 end = 0;
-    QString label; ///< "n=3 sum=12"
+    QString label;       ///< "n=3 sum=12"
     bool update = false; ///< the row said "emit": "update"
 };
 
 struct EngineLane
 {
-    QString title; ///< "Spark"
-    QString note;  ///< "did not run: …" or ""; drawn instead of panes when set
+    QString title;                 ///< "Spark"
+    QString note;                  ///< "did not run: …" or ""; drawn instead of panes when set
     std::vector<EnginePane> panes; ///< in emission order
 };
 

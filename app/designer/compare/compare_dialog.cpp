@@ -2,6 +2,7 @@
 
 #include "commands/set_pipeline_settings_command.hpp"
 #include "compare/compare_worker.hpp"
+#include "document_change.hpp"
 #include "live/engine_timelines.hpp"
 #include "pipeline_document.hpp"
 #include "ui_scale.hpp"
@@ -150,7 +151,8 @@ CompareDialog::CompareDialog(PipelineDocument &doc, QWidget *parent)
     layout->addLayout(cards);
 
     auto *split = new QSplitter(Qt::Vertical, this);
-    m_diffs = makeTable({tr("Sink"), tr("Engines"), tr("What"), tr("Row"), tr("Detail")}, split);
+    m_diffs = makeTable(
+        {tr("Sink"), tr("Engines"), tr("Compared"), tr("What"), tr("Row"), tr("Detail")}, split);
     m_diffs->setObjectName(QStringLiteral("compareDifferences"));
     m_drops = makeTable({tr("Node")}, split);
     m_drops->setObjectName(QStringLiteral("compareDrops"));
@@ -160,6 +162,7 @@ CompareDialog::CompareDialog(PipelineDocument &doc, QWidget *parent)
     tl->setContentsMargins(0, 0, 0, 0);
     auto *pick = new QHBoxLayout;
     m_sink = new QComboBox(timelineBox);
+    m_sink->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_sink->setObjectName(QStringLiteral("compareSink"));
     m_key = new QComboBox(timelineBox);
     m_key->setObjectName(QStringLiteral("compareKey"));
@@ -190,7 +193,9 @@ CompareDialog::CompareDialog(PipelineDocument &doc, QWidget *parent)
     connect(m_worker, &CompareWorker::finished, this, &CompareDialog::onFinished);
     connect(m_sink, &QComboBox::currentIndexChanged, this, [this] { fillKeys(); });
     connect(m_key, &QComboBox::currentIndexChanged, this, [this] { showKey(); });
-    connect(m_doc.undoStack(), &QUndoStack::indexChanged, this, [this] { updateCards(); });
+    // The document's own signal, not the undo stack's: the stack also signals while the
+    // document is being destroyed, when its settings are gone.
+    connect(&m_doc, &PipelineDocument::changed, this, [this] { updateCards(); });
     updateCards();
     resize(1100, 800);
 }
@@ -300,7 +305,7 @@ void CompareDialog::onFinished()
                 errors += d.errors;
             }
             text = tr("%1 records read · %2 rows written\n%3 late · %4 duplicates · %5 "
-                      "unmatched · %6 errors")
+                      "unmatched · %6 error(s)")
                        .arg(run.recordsRead)
                        .arg(rows)
                        .arg(late)
@@ -318,13 +323,14 @@ void CompareDialog::onFinished()
     if (r.cancelled)
         m_status->setText(tr("Cancelled."));
     else if (ran < r.runs.size())
-        m_status->setText(
-            tr("%1 of %2 engines ran; the cards say why the others did not.").arg(ran).arg(r.runs.size()));
+        m_status->setText(tr("%1 of %2 engines ran; the cards say why the others did not.")
+                              .arg(ran)
+                              .arg(r.runs.size()));
     else if (r.allAgree())
         m_status->setText(tr("All three engines give the same results on this input."));
     else
-        m_status->setText(tr("The engines differ on %n sink comparison(s): see below.", nullptr,
-                             differing));
+        m_status->setText(
+            tr("The engines differ on %n sink comparison(s): see below.", nullptr, differing));
     fillDifferences();
     fillDrops();
     fillSinks();
@@ -335,25 +341,65 @@ void CompareDialog::fillDifferences()
 {
     m_diffs->setRowCount(0);
     using K = expected::Finding::Kind;
+    auto add = [this](const compare::PairDiff &p, const expected::SinkDiff &diff,
+                      const QString &which) {
+        const QString pair = title(p.a) + QStringLiteral(" vs ") + title(p.b);
+        for (const auto &f : diff.findings) {
+            QString what;
+            switch (f.kind) {
+            case K::Missing:
+                what = tr("only in %1").arg(title(p.a));
+                break;
+            case K::Extra:
+                what = tr("only in %1").arg(title(p.b));
+                break;
+            case K::Different:
+                what = tr("values differ");
+                break;
+            case K::Order:
+                what = tr("other order");
+                break;
+            case K::Corrupt:
+                what = tr("unreadable");
+                break;
+            case K::More:
+                what = tr("more");
+                break;
+            }
+            addRow(m_diffs,
+                   {q(p.sinkId), pair, which, what, q(f.row), q(compare::describeDetail(p, f))},
+                   q(f.text));
+        }
+    };
     for (const auto &p : report().pairs) {
         const QString pair = title(p.a) + QStringLiteral(" vs ") + title(p.b);
         if (p.diff.equal) {
-            addRow(m_diffs, {q(p.sinkId), pair, tr("same"), tr("%n row(s)", nullptr, int(p.rowsA)), {}});
+            addRow(m_diffs, {q(p.sinkId),
+                             pair,
+                             tr("all rows"),
+                             tr("same"),
+                             tr("%n row(s)", nullptr, int(p.rowsA)),
+                             {}});
             continue;
         }
-        for (const auto &f : p.diff.findings) {
-            QString what;
-            switch (f.kind) {
-            case K::Missing: what = tr("only in %1").arg(title(p.a)); break;
-            case K::Extra: what = tr("only in %1").arg(title(p.b)); break;
-            case K::Different: what = tr("values differ"); break;
-            case K::Order: what = tr("other order"); break;
-            case K::Corrupt: what = tr("unreadable"); break;
-            case K::More: what = tr("more"); break;
-            }
-            addRow(m_diffs, {q(p.sinkId), pair, what, q(f.row), q(f.detail)}, q(f.text));
-        }
+        if (p.finalDiff.equal || p.finalDiff.orderOnly)
+            addRow(m_diffs, {q(p.sinkId),
+                             pair,
+                             tr("final results"),
+                             tr("same"),
+                             tr("they differ only in how the rows were emitted"),
+                             {}});
+        else
+            add(p, p.finalDiff, tr("final results"));
+        add(p, p.diff, tr("as emitted"));
     }
+    if (m_diffs->rowCount() == 0)
+        addRow(m_diffs, {{},
+                         {},
+                         {},
+                         tr("nothing to compare"),
+                         tr("fewer than two engines ran: the cards above say why"),
+                         {}});
     m_diffs->resizeColumnsToContents();
 }
 
@@ -390,13 +436,14 @@ void CompareDialog::fillDrops()
                 if (d.unmatched)
                     parts << tr("%1 unmatched").arg(d.unmatched);
                 if (d.errors)
-                    parts << tr("%1 errors").arg(d.errors);
+                    parts << tr("%n error(s)", nullptr, int(d.errors));
                 for (const auto &[why, n] : d.lateCauses)
                     tip += title(run.engine) + QStringLiteral(": ") + q(why)
                            + QStringLiteral(" × %1\n").arg(n);
             }
-            cells << (run.ran() ? (parts.isEmpty() ? tr("nothing") : parts.join(QStringLiteral(", ")))
-                                : tr("did not run"));
+            cells << (run.ran()
+                          ? (parts.isEmpty() ? tr("nothing") : parts.join(QStringLiteral(", ")))
+                          : tr("did not run"));
         }
         addRow(m_drops, cells, tip.trimmed());
     }
@@ -477,7 +524,8 @@ void CompareDialog::showKey()
                 pane.update = j.value("emit", std::string()) == "update";
                 QStringList parts;
                 for (const auto &[field, value] : j.items())
-                    if (field != "emit" && std::find(identity.begin(), identity.end(), field) == identity.end())
+                    if (field != "emit"
+                        && std::find(identity.begin(), identity.end(), field) == identity.end())
                         parts << q(field) + QStringLiteral("=") + valueText(value);
                 pane.label = parts.join(QStringLiteral(" "));
                 lane.panes.push_back(std::move(pane));

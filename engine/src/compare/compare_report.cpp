@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <ostream>
 
 namespace tideline::compare {
@@ -70,7 +71,84 @@ const char *kindWord(expected::Finding::Kind k)
     return "?";
 }
 
+void replaceAll(std::string &s, const std::string &from, const std::string &to)
+{
+    for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+        s.replace(at, from.size(), to);
+}
+
+void printFindings(const PairDiff &p, const expected::SinkDiff &diff, std::ostream &out)
+{
+    const std::string a = engineTitle(p.a);
+    const std::string b = engineTitle(p.b);
+    using K = expected::Finding::Kind;
+    for (const auto &f : diff.findings) {
+        switch (f.kind) {
+        case K::Missing:
+            out << "    only in " << a << ":  " << f.row;
+            break;
+        case K::Extra:
+            out << "    only in " << b << ":  " << f.row;
+            break;
+        case K::Different:
+            out << "    different:  " << f.row;
+            break;
+        default:
+            out << "    " << f.text;
+            break;
+        }
+        if (!f.detail.empty() && f.kind != K::More)
+            out << ": " << describeDetail(p, f);
+        out << "\n";
+    }
+}
+
 } // namespace
+
+std::string describeDetail(const PairDiff &pair, const expected::Finding &finding)
+{
+    std::string d = finding.detail;
+    const std::string a = engineTitle(pair.a);
+    const std::string b = engineTitle(pair.b);
+    auto possessive = [](const std::string &name) {
+        return name + (name.back() == 's' ? "'" : "'s");
+    };
+    if (d.rfind("expected line ", 0) == 0)
+        return "line " + d.substr(14) + " of " + possessive(a) + " output";
+    if (d.rfind("output line ", 0) == 0)
+        return "line " + d.substr(12) + " of " + possessive(b) + " output";
+    replaceAll(d, ": expected ", ": " + a + " ");
+    replaceAll(d, ", got ", ", " + b + " ");
+    return d;
+}
+
+std::vector<std::string> finalRows(const std::vector<std::string> &rows,
+                                   const expected::RowIdentity &identity)
+{
+    if (identity.fields.empty())
+        return rows;
+    std::vector<std::string> out;
+    std::map<std::string, std::size_t> slot; // identity -> index in out
+    for (const auto &line : rows) {
+        auto j = nlohmann::ordered_json::parse(line, nullptr, false);
+        if (!j.is_object()) {
+            out.push_back(line);
+            continue;
+        }
+        std::string id;
+        for (const auto &f : identity.fields) {
+            auto it = j.find(f);
+            id += f + "=" + (it == j.end() ? std::string("<absent>") : it->dump()) + "\x1f";
+        }
+        j.erase("emit");
+        auto [it, fresh] = slot.emplace(id, out.size());
+        if (fresh)
+            out.push_back(j.dump());
+        else
+            out[it->second] = j.dump(); // a later row of the window replaces the earlier one
+    }
+    return out;
+}
 
 void comparePairs(Report &report)
 {
@@ -95,6 +173,11 @@ void comparePairs(Report &report)
                 p.rowsA = rowsA->size();
                 p.rowsB = rowsB->size();
                 p.diff = expected::diffOutputs(*rowsA, *rowsB, capture.identity, capture.jsonLines);
+                p.finalDiff = capture.jsonLines
+                                  ? expected::diffOutputs(finalRows(*rowsA, capture.identity),
+                                                          finalRows(*rowsB, capture.identity),
+                                                          capture.identity, true)
+                                  : p.diff;
                 report.pairs.push_back(std::move(p));
             }
         }
@@ -133,29 +216,18 @@ void printReport(const Report &report, std::ostream &out)
             out << "same rows in another order\n";
             continue;
         }
-        out << p.diff.missing << " only in " << a << ", " << p.diff.extra << " only in " << b
-            << ", " << p.diff.different << " with other values (" << p.rowsA << " vs " << p.rowsB
-            << " rows)\n";
-        using K = expected::Finding::Kind;
-        for (const auto &f : p.diff.findings) {
-            switch (f.kind) {
-            case K::Missing:
-                out << "  only in " << a << ":  " << f.row;
-                break;
-            case K::Extra:
-                out << "  only in " << b << ":  " << f.row;
-                break;
-            case K::Different:
-                out << "  different:  " << f.row;
-                break;
-            default:
-                out << "  " << f.text;
-                break;
-            }
-            if (!f.detail.empty() && f.kind != K::More)
-                out << ": " << f.detail;
-            out << "\n";
+        out << p.rowsA << " vs " << p.rowsB << " rows\n";
+        if (p.finalDiff.equal || p.finalDiff.orderOnly) {
+            out << "  final results: the same (they differ only in how they were emitted)\n";
+        } else {
+            out << "  final results: " << p.finalDiff.missing << " only in " << a << ", "
+                << p.finalDiff.extra << " only in " << b << ", " << p.finalDiff.different
+                << " with other values\n";
+            printFindings(p, p.finalDiff, out);
         }
+        out << "  rows as emitted: " << p.diff.missing << " only in " << a << ", " << p.diff.extra
+            << " only in " << b << ", " << p.diff.different << " with other values\n";
+        printFindings(p, p.diff, out);
     }
     for (const auto &u : report.unchecked)
         out << "\n" << u << "\n";
@@ -218,9 +290,19 @@ void writeJson(const Report &report, std::ostream &out)
                                   {"only_a", p.diff.missing},
                                   {"only_b", p.diff.extra},
                                   {"different", p.diff.different}};
-        auto &fs = jp["findings"] = nlohmann::ordered_json::array();
-        for (const auto &f : p.diff.findings)
-            fs.push_back({{"kind", kindWord(f.kind)}, {"row", f.row}, {"detail", f.detail}});
+        auto findings = [&p](const expected::SinkDiff &d) {
+            auto fs = nlohmann::ordered_json::array();
+            for (const auto &f : d.findings)
+                fs.push_back(
+                    {{"kind", kindWord(f.kind)}, {"row", f.row}, {"detail", describeDetail(p, f)}});
+            return fs;
+        };
+        jp["findings"] = findings(p.diff);
+        jp["final"] = {{"equal", p.finalDiff.equal || p.finalDiff.orderOnly},
+                       {"only_a", p.finalDiff.missing},
+                       {"only_b", p.finalDiff.extra},
+                       {"different", p.finalDiff.different},
+                       {"findings", findings(p.finalDiff)}};
         pairs.push_back(std::move(jp));
     }
     j["unchecked"] = report.unchecked;

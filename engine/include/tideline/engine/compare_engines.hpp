@@ -56,7 +56,9 @@ struct EngineRun
     /// Why there is no output for this engine (validation refused the mode, the run failed or
     /// was cancelled); "" when it ran to the end.
     std::string error;
-    std::vector<std::string> notes; ///< validation's warnings in this mode, formatted
+    /// Validation's warnings about this mode that it does not give in Flink mode ("Spark has
+    /// no late side output"), formatted; the file's own warnings are not repeated.
+    std::vector<std::string> notes;
     std::int64_t recordsRead = 0;
     std::int64_t wallMs = 0;
     expected::Plan plan;                       ///< what each sink was captured as
@@ -77,8 +79,21 @@ struct PairDiff
     std::string b;
     std::size_t rowsA = 0;
     std::size_t rowsB = 0;
+    /// The rows as each engine emitted them (updates, changelogs and all).
     expected::SinkDiff diff;
+    /// The final answers: for a window's rows, the last row of each window and key, without
+    /// its `emit` field (what a table keyed by the window would hold at the end); other rows
+    /// as they are. Equal when the engines end with the same results however they emitted them.
+    expected::SinkDiff finalDiff;
 };
+
+/// A finding's detail with the engines named: "expected line 3" reads "line 3 of Flink's
+/// output", "clicks: expected 4, got 1" reads "clicks: Flink 4, Kafka Streams 1".
+[[nodiscard]] std::string describeDetail(const PairDiff &pair, const expected::Finding &finding);
+
+/// The final answers of `rows` (see PairDiff::finalDiff).
+[[nodiscard]] std::vector<std::string> finalRows(const std::vector<std::string> &rows,
+                                                 const expected::RowIdentity &identity);
 
 struct Report
 {
