@@ -32,7 +32,6 @@ EngineTimelines::EngineTimelines(QWidget *parent)
 {
     setObjectName(QStringLiteral("engineTimelines"));
     setAutoFillBackground(false);
-    setMinimumHeight(120);
 }
 
 void EngineTimelines::setLanes(std::vector<EngineLane> lanes, const QString &keyText)
@@ -63,12 +62,18 @@ QSize EngineTimelines::sizeHint() const
             most = std::max(most, ++depth[{p.start, p.end}]);
         rows += most;
     }
-    return {720, line * (3 + rows * 2) + 24};
+    const int pad = line / 2;
+    const int rowH = line + pad / 2;
+    // Title, one rowH per stacked row plus a pad per lane, the axis with its labels.
+    return {720, pad + line + pad + rows * rowH + static_cast<int>(m_lanes.size()) * pad + pad
+                     + line + pad + 4};
 }
 
 QSize EngineTimelines::minimumSizeHint() const
 {
-    return {320, 120};
+    // As tall as every lane needs: in a scroll area the lanes scroll rather than overlap the
+    // time axis.
+    return {320, sizeHint().height()};
 }
 
 void EngineTimelines::paintEvent(QPaintEvent *)
@@ -117,8 +122,7 @@ void EngineTimelines::paintEvent(QPaintEvent *)
         std::map<std::pair<qint64, qint64>, int> depth;
         int most = 1;
         for (const auto &pane : lane.panes)
-            most = std::max(most, depth[{pane.start, pane.end}] + 1),
-            ++depth[{pane.start, pane.end}];
+            most = std::max(most, ++depth[{pane.start, pane.end}]);
         const int laneH = std::max(most, 1) * rowH + pad;
         const bool differs
             = std::find(differing.begin(), differing.end(), int(i)) != differing.end();

@@ -18,6 +18,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QTableWidget>
@@ -180,9 +181,11 @@ CompareDialog::CompareDialog(PipelineDocument &doc, QWidget *parent)
     split->addWidget(m_diffs);
     split->addWidget(m_drops);
     split->addWidget(timelineBox);
-    split->setStretchFactor(0, 3);
+    // The timeline gets as much room as the differences: it is what a class looks at.
+    split->setStretchFactor(0, 2);
     split->setStretchFactor(1, 1);
     split->setStretchFactor(2, 2);
+    split->setSizes({400, 160, 400});
     layout->addWidget(split, 1);
 
     connect(m_run, &QPushButton::clicked, this, [this] { runCompare(); });
@@ -312,8 +315,20 @@ void CompareDialog::onFinished()
                        .arg(dups)
                        .arg(unmatched)
                        .arg(errors);
-            for (const auto &n : run.notes)
-                text += QStringLiteral("\n") + tr("Note: %1").arg(q(n));
+            // The first sentence of each note, without the validator's "warning: nodes[2]"
+            // prefix; the whole text in the tooltip.
+            QStringList full;
+            for (const auto &n : run.notes) {
+                QString note = q(n);
+                full << note;
+                note.remove(QRegularExpression(QStringLiteral("^warning: nodes\\[\\d+\\] ")));
+                if (const int stop = note.indexOf(QStringLiteral(": it ")); stop > 0)
+                    note = note.left(stop);
+                else if (const int dot = note.indexOf(QStringLiteral(". ")); dot > 0)
+                    note = note.left(dot);
+                text += QStringLiteral("\n") + tr("Note: %1").arg(note);
+            }
+            m_cards[q(run.engine)]->setToolTip(full.join(QStringLiteral("\n\n")));
         }
         m_cards[q(run.engine)]->setText(text);
     }
