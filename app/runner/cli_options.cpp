@@ -251,6 +251,10 @@ std::string parseCli(int argc, char **argv, CliOptions &out)
                     if (name != "flink" && name != "spark" && name != "kafka-streams")
                         return "--compare-engines=" + list + ": `" + name
                                + "` is not an engine; use flink, spark, kafka-streams";
+                    for (const auto &seen : out.compareEngineNames)
+                        if (seen == name)
+                            return "--compare-engines=" + list + ": `" + name
+                                   + "` is named twice";
                     out.compareEngineNames.push_back(name);
                     start = comma + 1;
                 }
