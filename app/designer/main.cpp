@@ -11,6 +11,8 @@
 // Run › Replay Recording… of DIR (speed 0 = flat out, 1 = as recorded, N = ×N).
 
 #include "check/check_controller.hpp"
+#include "compare/compare_controller.hpp"
+#include "compare/compare_dialog.hpp"
 #include "engine_bridge.hpp"
 #include "graph/graph_scene.hpp"
 #include "graph/graph_view.hpp"
@@ -27,6 +29,7 @@
 #include <QCommandLineParser>
 #include <QDockWidget>
 #include <QScreen>
+#include <QStatusBar>
 #include <QTimer>
 
 #include <memory>
@@ -102,6 +105,11 @@ int main(int argc, char **argv)
                                                   "N = N times as fast."),
                                    QStringLiteral("N"), QStringLiteral("0"));
     parser.addOption(replaySpeed);
+    QCommandLineOption compareOpt(QStringLiteral("compare"),
+                                  QStringLiteral("With --screenshot: run Test > Compare Engines "
+                                                 "and take the shot of its dialog, sized as the "
+                                                 "window would be."));
+    parser.addOption(compareOpt);
     parser.addPositionalArgument(QStringLiteral("pipeline"),
                                  QStringLiteral("Pipeline file to open."));
     parser.process(app);
@@ -109,6 +117,12 @@ int main(int argc, char **argv)
     tideline::designer::MainWindow window;
     // Run toolbar + live docks (app/designer/live)
     auto *live = tideline::designer::installLiveViews(window);
+    // Compare Engines' "Use this engine": the live views run the pipeline in that mode.
+    window.compareController()->setLiveRunHook([live, &window] {
+        QString error;
+        if (!live->startRun(false, &error))
+            window.statusBar()->showMessage(error, 8000);
+    });
     if (parser.isSet(presentation))
         tideline::widgets::UiScale::instance().setFactor(parser.value(presentation).toDouble());
     const QStringList args = parser.positionalArguments();
@@ -142,7 +156,27 @@ int main(int argc, char **argv)
                 QApplication::exit(saved && opened ? 0 : 1);
             });
         };
-        if (parser.isSet(trace) && opened) {
+        if (parser.isSet(compareOpt) && opened) {
+            window.setRunConfirmer([](const QString &) { return true; });
+            auto *dialog = window.compareController()->open();
+            dialog->resize(windowSize);
+            dialog->move(0, 0);
+            QObject::connect(dialog, &tideline::designer::CompareDialog::compareFinished, dialog,
+                             [dialog, out] {
+                                 QTimer::singleShot(400, dialog, [dialog, out] {
+                                     const bool saved = dialog->grab().save(out);
+                                     if (!saved)
+                                         qWarning("cannot write %s", qPrintable(out));
+                                     QApplication::exit(saved ? 0 : 1);
+                                 });
+                             });
+            QTimer::singleShot(300, dialog, [dialog] {
+                if (!dialog->runCompare()) {
+                    qWarning("%s", qPrintable(dialog->status()));
+                    QApplication::exit(1);
+                }
+            });
+        } else if (parser.isSet(trace) && opened) {
             window.setRunConfirmer([](const QString &) { return true; });
             auto *tracer = window.traceController();
             QObject::connect(tracer, &tideline::designer::TraceController::finished, &window,

@@ -29,6 +29,7 @@
 #include "secrets.hpp"
 #include "subgraph.hpp"
 #include "sweep/sweep_controller.hpp"
+#include "compare/compare_controller.hpp"
 #include "trace/trace_controller.hpp"
 #include "ui_scale.hpp"
 
@@ -92,6 +93,7 @@ MainWindow::MainWindow(QWidget *parent)
     connectViews();
     m_check = new CheckController(*this);
     m_sweep = new SweepController(*this); // Test > What-if Sweep… (after the Test menu exists)
+    m_compare = new CompareController(*this); // Test > Compare Engines…
     m_labs = new LabController(*this);
     m_trace = new TraceController(*this);
     statusBar()->addPermanentWidget(m_problemLabel);

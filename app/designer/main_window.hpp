@@ -24,6 +24,7 @@ namespace tideline::designer {
 
 class CheckController;
 class SweepController;
+class CompareController;
 class LabController;
 class TraceController;
 class PipelineDocument;
@@ -46,6 +47,8 @@ public:
     /// Check against expected outputs / Save outputs as expected (the Test menu).
     CheckController *checkController() const { return m_check; }
     SweepController *sweepController() const { return m_sweep; }
+    /// Test › Compare Engines… (Flink, Spark, Kafka Streams semantics side by side).
+    CompareController *compareController() const { return m_compare; }
     /// File › Open Lab… and the Lab dock (teaching labs, pipelines/labs/).
     LabController *labController() const { return m_labs; }
     TraceController *traceController() const { return m_trace; }
@@ -141,6 +144,7 @@ private:
     widgets::ProblemsPanel *m_problems;
     CheckController *m_check = nullptr;
     SweepController *m_sweep = nullptr;
+    CompareController *m_compare = nullptr;
     LabController *m_labs = nullptr;
     TraceController *m_trace = nullptr; ///< Trace a Record (trace/trace_controller.hpp)
     QHash<QString, QAction *> m_actions;

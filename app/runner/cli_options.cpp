@@ -72,6 +72,14 @@ Options:
   --sweep-jobs N          combinations run at once (default: the machine's cores)
   --sweep-format text|csv|json
                           the sweep table's format (default text)
+  --compare-engines[=E1,E2,...]
+                          run the (bounded) pipeline once per semantics mode (flink, spark,
+                          kafka-streams; default all three), each in a temp folder, and
+                          print the rows only one engine emits, the rows whose values
+                          differ and what each engine dropped; exit 0 when all agree, 1
+                          when they differ (docs/reference/semantics.md)
+  --compare-format text|json
+                          how --compare-engines prints (default text)
   --metrics-listen ADDR   serve Prometheus metrics (GET /metrics) and GET /health on ADDR:
                           PORT or 127.0.0.1:PORT bind loopback only; another address
                           (0.0.0.0:PORT, [::]:PORT, a LAN address) only when written out
@@ -248,6 +256,28 @@ std::string parseCli(int argc, char **argv, CliOptions &out)
                 return "--lineage-budget must be RECORDS or RECORDS,MIB (positive numbers)";
             out.lineageRecords = records;
             out.lineageMiB = mib;
+        } else if (a == "--compare-engines" || a.rfind("--compare-engines=", 0) == 0) {
+            out.compareEngines = true;
+            if (a != "--compare-engines") {
+                std::string list(a.substr(std::string_view("--compare-engines=").size()));
+                for (std::size_t start = 0; start <= list.size();) {
+                    const auto comma = std::min(list.find(',', start), list.size());
+                    const std::string name = list.substr(start, comma - start);
+                    if (name != "flink" && name != "spark" && name != "kafka-streams")
+                        return "--compare-engines=" + list + ": `" + name
+                               + "` is not an engine; use flink, spark, kafka-streams";
+                    for (const auto &seen : out.compareEngineNames)
+                        if (seen == name)
+                            return "--compare-engines=" + list + ": `" + name
+                                   + "` is named twice";
+                    out.compareEngineNames.push_back(name);
+                    start = comma + 1;
+                }
+            }
+        } else if (a == "--compare-format") {
+            if (!value(out.compareFormat)
+                || (out.compareFormat != "text" && out.compareFormat != "json"))
+                return "--compare-format must be text or json";
         } else if (a == "--log-format") {
             if (!value(out.logFormat) || (out.logFormat != "text" && out.logFormat != "json"))
                 return "--log-format must be text or json";
@@ -298,6 +328,17 @@ std::string parseCli(int argc, char **argv, CliOptions &out)
         return "--sweep runs every combination from the beginning in a temporary folder: it "
                "cannot be combined with --validate, --expect, --restore, --savepoint, "
                "--checkpoint-dir, --member, --metrics, --metrics-listen or --dump-table";
+    if (!out.compareEngines && out.compareFormat != "text")
+        return "--compare-format goes with --compare-engines";
+    if (out.compareEngines
+        && (out.validateOnly || !out.expectDir.empty() || !out.sweeps.empty() || out.explaining()
+            || !out.restoreFrom.empty() || !out.savepointDir.empty() || !out.checkpointDir.empty()
+            || out.member != "default" || !out.recordDir.empty() || !out.metricsFile.empty()
+            || !out.metricsListen.empty() || !out.dumpTable.empty()))
+        return "--compare-engines runs the pipeline once per engine from the beginning in a "
+               "temporary folder: it cannot be combined with --validate, --expect, --sweep, "
+               "--explain, --restore, --savepoint, --checkpoint-dir, --member, --record, "
+               "--metrics, --metrics-listen or --dump-table (--replay DIR is fine)";
     return {};
 }
 

@@ -47,6 +47,11 @@ struct CliOptions
     std::size_t lineageRecords = 0; ///< --lineage-budget RECORDS,MIB (0: the default)
     std::size_t lineageMiB = 0;
     bool explaining() const { return !explain.empty() || !explainOutput.empty(); }
+    /// --compare-engines [ENGINES]: run the (bounded) pipeline once per semantics mode and
+    /// print where their outputs and drops differ (compare_command.cpp).
+    bool compareEngines = false;
+    std::vector<std::string> compareEngineNames; ///< empty: flink, spark, kafka-streams
+    std::string compareFormat = "text";          ///< text or json
 };
 
 /// Parses argv. Returns "" or a usage error.

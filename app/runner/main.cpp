@@ -4,6 +4,7 @@
 #include "log.hpp"
 #include "metrics_server.hpp"
 #include "record_replay.hpp"
+#include "compare_command.hpp"
 #include "sweep_command.hpp"
 
 #include <tideline/engine/catalog_markdown.hpp>
@@ -116,6 +117,8 @@ int main(int argc, char **argv)
 
     if (!opt.sweeps.empty()) // what-if sweep: every combination in its own temp folder
         return runner::runSweepCommand(opt, *loaded.spec, baseDir);
+    if (opt.compareEngines) // every engine in its own temp folder
+        return runner::runCompareCommand(opt, *loaded.spec, baseDir);
 
     std::ofstream metricsOut;
     if (!opt.metricsFile.empty()) {

@@ -2,7 +2,6 @@
 
 #include "log.hpp"
 
-#include <tideline/engine/record_replay.hpp>
 #include <tideline/engine/sweep.hpp>
 
 #include <atomic>
@@ -27,14 +26,6 @@ extern "C" void onSweepSignal(int)
         std::_Exit(130); // a second Ctrl-C means "now"
 }
 
-/// --sweep with --replay: every combination replays the recording on its own virtual clock (a
-/// Replayer per Job, each on its sweep thread), kept until the sweep ends.
-struct ReplayInputs
-{
-    std::mutex mutex;
-    std::vector<std::unique_ptr<recording::Replayer>> replayers;
-};
-
 } // namespace
 
 int runSweepCommand(const CliOptions &opt,
@@ -55,44 +46,11 @@ int runSweepCommand(const CliOptions &opt,
     }
     // --replay DIR: every combination runs on the recording instead of the sources.
     SweepInput replayInput;
-    auto replays = std::make_shared<ReplayInputs>();
-    if (!opt.replayDir.empty() && !input.configureJob) {
-        std::ifstream in(opt.pipeline, std::ios::binary);
-        std::stringstream text;
-        text << in.rdbuf();
-        std::string error;
-        auto probe = recording::Replayer::open(opt.replayDir, spec, text.str(), 0, error);
-        if (!probe) {
-            log::error(error, {{"file", opt.pipeline}});
+    if (!opt.replayDir.empty() && !input.configureJob)
+        if (std::string e = openReplayedInput(opt, spec, replayInput); !e.empty()) {
+            log::error(e, {{"file", opt.pipeline}});
             return 2;
         }
-        for (const auto &note : probe->notes())
-            log::warning("--replay: " + note);
-        replayInput.bounded = true;
-        replayInput.configureJob = [replays, dir = opt.replayDir, text = text.str()](
-                                       PipelineSpec &combination, JobOptions &jo) -> std::string {
-            std::string openError;
-            auto replayer = recording::Replayer::open(dir, combination, text, 0, openError);
-            if (!replayer)
-                return openError;
-            combination.settings.erase("checkpoint"); // as for a single --replay
-            jo.feed = replayer.get();
-            jo.clock = &replayer->clock();
-            std::lock_guard lock(replays->mutex);
-            replays->replayers.push_back(std::move(replayer));
-            return {};
-        };
-        // A recording of a stopped run (a source that never ended in it) ends the combination
-        // where the recording runs out, as a single --replay does.
-        replayInput.attachJob = [replays](const JobOptions &jo, Job &job) {
-            std::lock_guard lock(replays->mutex);
-            for (auto &r : replays->replayers)
-                if (r.get() == jo.feed)
-                    r->onExhausted = [&job] {
-                        job.requestStop();
-                    };
-        };
-    }
     const SweepInput &in = replayInput.configureJob ? replayInput : input;
     // A replay (a recording in place of the sources, SweepInput) makes any pipeline bounded;
     // without one the sources themselves must end.

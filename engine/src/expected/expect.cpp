@@ -90,10 +90,15 @@ std::vector<std::string> splitLines(const std::string &text)
 } // namespace
 
 std::string
-prepare(PipelineSpec &spec, const std::string &tempDir, const std::string &caller, Plan &plan)
+prepare(PipelineSpec &spec,
+        const std::string &tempDir,
+        const std::string &caller,
+        Plan &plan,
+        bool inputBoundedByCaller)
 {
     for (const auto &n : spec.nodes)
-        if (std::string why = unboundedSource(n); !why.empty())
+        if (std::string why = inputBoundedByCaller ? std::string() : unboundedSource(n);
+            !why.empty())
             return caller + " needs bounded inputs, but source `" + n.id + "` (" + n.kind
                    + ") would run forever: " + why;
     const fs::path tmp(tempDir);

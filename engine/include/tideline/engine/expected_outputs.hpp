@@ -111,9 +111,14 @@ struct Plan
 /// each sink's output will be compared as. Refuses (returns the error, "" when ready) a
 /// pipeline that would never end — a check needs bounded inputs — or one without a sink whose
 /// output can be compared. `caller` names the check in those messages as its users know it
-/// ("--expect", "Check"). Writes no file.
-[[nodiscard]] std::string
-prepare(PipelineSpec &spec, const std::string &tempDir, const std::string &caller, Plan &plan);
+/// ("--expect", "Check"). `inputBoundedByCaller`: the caller replays a recording in place of
+/// the sources, so a source that would never end on its own is no reason to refuse. Writes no
+/// file.
+[[nodiscard]] std::string prepare(PipelineSpec &spec,
+                                  const std::string &tempDir,
+                                  const std::string &caller,
+                                  Plan &plan,
+                                  bool inputBoundedByCaller = false);
 
 /// What one sink wrote in the run, read back once the job has closed its sinks.
 struct SinkOutput
