@@ -64,6 +64,15 @@ private:
     void drain();
     void serveSavepointRequests();
 
+public:
+    /// A savepoint was asked for and not taken yet (any thread).
+    [[nodiscard]] bool savepointRequested() const
+    {
+        std::lock_guard lock(m_requestMutex);
+        return !m_requests.empty();
+    }
+
+private:
     RuntimePort &m_rt;
     Settings m_settings;
     GroupMember m_member;
@@ -73,7 +82,7 @@ private:
     bool m_finalTaken = false;
     Status m_final;
 
-    std::mutex m_requestMutex;
+    mutable std::mutex m_requestMutex;
     std::vector<std::pair<std::string, SavepointDone>> m_requests;
     std::atomic<bool> m_ended{false};
 };
