@@ -13,8 +13,10 @@
 // - every example: Flink's outputs in the comparison are its expected/ files;
 // - the CLI: exit 0 when all agree, 1 when they differ, 2 for a bad engine name; JSON parses.
 
+#include "cli_process.hpp"
 #include "qt_lines.hpp"
 #include "test_support.hpp"
+#include "tiny_window_pipeline.hpp"
 
 #include <tideline/engine/compare_engines.hpp>
 #include <tideline/engine/spec.hpp>
@@ -22,7 +24,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QtTest>
 
 #include <filesystem>
@@ -33,42 +34,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Cli
-{
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
+using Cli = testing::CliResult;
 
 Cli runCli(const QStringList &args)
 {
-    QProcess p;
-    p.start(QStringLiteral(TIDELINE_RUN), args);
-    p.waitForFinished(120000);
-    return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
+    return testing::runProgram(QStringLiteral(TIDELINE_RUN), args);
 }
 
-const char *tinyPipeline = R"({
-  "format": "tideline/1",
-  "name": "tiny",
-  "nodes": [
-    { "id": "src", "kind": "source.file", "params": { "path": "events.jsonl" } },
-    { "id": "wm", "kind": "watermark",
-      "params": { "time_field": "ts", "time_format": "epoch_ms", "max_out_of_orderness_ms": 0 } },
-    { "id": "w", "kind": "window",
-      "params": { "type": "tumbling", "size_ms": 10000, "key": ["k"],
-                  "aggregates": [ { "op": "count", "as": "n" } ] } },
-    { "id": "out", "kind": "sink.file", "params": { "path": "out/counts.jsonl" } },
-    { "id": "late", "kind": "sink.file", "params": { "path": "out/late.jsonl" } }
-  ],
-  "edges": [
-    { "from": "src.out", "to": "wm.in" },
-    { "from": "wm.out", "to": "w.in" },
-    { "from": "w.out", "to": "out.in" },
-    { "from": "w.late", "to": "late.in" }
-  ]
-})";
+const char *tinyPipeline = testing::kTinyWindowPipeline;
 
 const char *lateEvents = "{\"k\":\"a\",\"ts\":1000}\n{\"k\":\"a\",\"ts\":12000}\n"
                          "{\"k\":\"a\",\"ts\":5000}\n";
@@ -77,10 +50,7 @@ const char *inOrderEvents = "{\"k\":\"a\",\"ts\":1000}\n{\"k\":\"a\",\"ts\":5000
 
 PipelineSpec load(const std::string &text)
 {
-    LoadResult r = loadSpec(text);
-    if (!r.spec)
-        qFatal("pipeline does not load: %s", testing::diagnosticsText(r.diagnostics).c_str());
-    return *r.spec;
+    return testing::loadPipelineOrDie(text);
 }
 
 const compare::PairDiff *

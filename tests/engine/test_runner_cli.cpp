@@ -1,5 +1,6 @@
 // tideline-run as a process: exit codes, stderr format, --validate, --metrics, SIGTERM.
 
+#include "cli_process.hpp"
 #include "test_support.hpp"
 
 #include <QProcess>
@@ -13,19 +14,11 @@ using testing::TempDir;
 
 namespace {
 
-struct ProcResult
-{
-    int exitCode = -1;
-    QString out, err;
-};
+using ProcResult = testing::CliResult;
 
 ProcResult runTool(const QStringList &args, int timeoutMs = 60000)
 {
-    QProcess p;
-    p.start(TIDELINE_RUN_EXE, args);
-    p.waitForFinished(timeoutMs);
-    return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
+    return testing::runProgram(QStringLiteral(TIDELINE_RUN_EXE), args, timeoutMs);
 }
 
 const char *kGood = R"({"format":"tideline/1","name":"g","nodes":[

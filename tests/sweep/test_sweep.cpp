@@ -6,8 +6,10 @@
 // - bad --sweep specs and unbounded inputs are refused with words naming node, param and fix;
 // - the csv and json formats parse, and say the same as the text table.
 
+#include "cli_process.hpp"
 #include "qt_lines.hpp"
 #include "test_support.hpp"
+#include "tiny_window_pipeline.hpp"
 
 #include <tideline/engine/spec.hpp>
 #include <tideline/engine/sweep.hpp>
@@ -15,7 +17,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QtTest>
 
 #include <filesystem>
@@ -26,20 +27,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Cli
-{
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
+using Cli = testing::CliResult;
 
 Cli runCli(const QStringList &args)
 {
-    QProcess p;
-    p.start(QStringLiteral(TIDELINE_RUN), args);
-    p.waitForFinished(120000);
-    return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
+    return testing::runProgram(QStringLiteral(TIDELINE_RUN), args);
 }
 
 // Eight events of one key into 10 s tumbling windows, traced by hand (W = max ts - delay - 1;
@@ -61,33 +53,11 @@ const char *tinyEvents = "{\"k\":\"a\",\"ts\":1000}\n{\"k\":\"a\",\"ts\":5000}\n
                          "{\"k\":\"a\",\"ts\":15000}\n{\"k\":\"a\",\"ts\":21000}\n"
                          "{\"k\":\"a\",\"ts\":9000}\n{\"k\":\"a\",\"ts\":25000}\n";
 
-const char *tinyPipeline = R"({
-  "format": "tideline/1",
-  "name": "tiny",
-  "nodes": [
-    { "id": "src", "kind": "source.file", "params": { "path": "events.jsonl" } },
-    { "id": "wm", "kind": "watermark",
-      "params": { "time_field": "ts", "time_format": "epoch_ms", "max_out_of_orderness_ms": 0 } },
-    { "id": "w", "kind": "window",
-      "params": { "type": "tumbling", "size_ms": 10000, "key": ["k"],
-                  "aggregates": [ { "op": "count", "as": "n" } ] } },
-    { "id": "out", "kind": "sink.file", "params": { "path": "out/counts.jsonl" } },
-    { "id": "late", "kind": "sink.file", "params": { "path": "out/late.jsonl" } }
-  ],
-  "edges": [
-    { "from": "src.out", "to": "wm.in" },
-    { "from": "wm.out", "to": "w.in" },
-    { "from": "w.out", "to": "out.in" },
-    { "from": "w.late", "to": "late.in" }
-  ]
-})";
+const char *tinyPipeline = testing::kTinyWindowPipeline;
 
 PipelineSpec load(const std::string &text)
 {
-    LoadResult r = loadSpec(text);
-    if (!r.spec)
-        qFatal("pipeline does not load: %s", testing::diagnosticsText(r.diagnostics).c_str());
-    return *r.spec;
+    return testing::loadPipelineOrDie(text);
 }
 
 QJsonObject lastNodeLine(const QString &metricsFile, const QString &node)

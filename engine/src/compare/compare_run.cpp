@@ -3,38 +3,22 @@
 // expected::prepare, read back once the Job has closed its sinks. The pairs are compared
 // afterwards, on the calling thread (compare_report.cpp).
 
+#include "offline/offline_run.hpp"
+
 #include <tideline/engine/catalog.hpp>
 #include <tideline/engine/compare_engines.hpp>
 #include <tideline/engine/validate.hpp>
 
 #include <algorithm>
-#include <chrono>
-#include <cstdlib>
 #include <filesystem>
 #include <mutex>
-#include <ostream>
 #include <set>
-#include <streambuf>
-#include <thread>
 
 namespace tideline::compare {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-/// Discards what a sink.console would print (expected::prepare points consoles at files).
-struct NullBuffer : std::streambuf
-{
-    int overflow(int c) override { return c; }
-};
-
-std::int64_t nowMs()
-{
-    return std::chrono::duration_cast<std::chrono::milliseconds>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
 
 std::vector<NodeDrops> dropsOf(const observe::MetricsSnapshot &snap)
 {
@@ -60,7 +44,7 @@ void runOne(const PipelineSpec &base,
             const fs::path &folder,
             EngineRun &run)
 {
-    const std::int64_t start = nowMs();
+    const std::int64_t start = offline::nowMs();
     PipelineSpec spec = withEngine(base, run.engine);
     // Notes are what validation says about this mode and not about the pipeline in Flink mode
     // ("Spark has no late side output"): the warnings every mode shares are the file's own.
@@ -82,48 +66,21 @@ void runOne(const PipelineSpec &base,
         run.error = e;
         return;
     }
-    NullBuffer nullBuffer;
-    std::ostream nullConsole(&nullBuffer);
-    JobOptions jo;
-    jo.baseDir = options.baseDir;
-    jo.fresh = true;
-    jo.metricsIntervalMs = 1 << 30;
-    jo.console = &nullConsole;
-    jo.log = [](const std::string &) {
-    };
-    if (options.configureJob)
-        if (std::string e = options.configureJob(spec, jo); !e.empty()) {
-            run.error = e;
-            return;
-        }
-    std::string error;
-    std::unique_ptr<Job> job = Job::create(spec, jo, error);
-    if (!job) {
-        run.error = error;
+    offline::QuietJob job(options.baseDir);
+    if (std::string e = job.create(spec, {options.configureJob, options.attachJob}); !e.empty()) {
+        run.error = e;
         return;
     }
-    if (options.attachJob)
-        options.attachJob(jo, *job);
-    Job::Status status = Job::Status::Running;
-    while (status == Job::Status::Running) {
-        if (options.cancel && options.cancel->load())
-            job->requestStop();
-        status = job->runFor(1 << 16);
-    }
-    if (status == Job::Status::Failed) {
-        run.error = job->failure();
+    if (std::string e = job.runToEnd(options.cancel); !e.empty()) {
+        run.error = e;
         return;
     }
-    if (status == Job::Status::Stopped && options.cancel && options.cancel->load()) {
-        run.error = "cancelled";
-        return;
-    }
-    const observe::MetricsSnapshot snap = job->snapshot();
+    const observe::MetricsSnapshot snap = job.job().snapshot();
     run.recordsRead = snap.recordsRead;
     run.drops = dropsOf(snap);
-    job.reset(); // the sinks closed: their files complete
+    job.close(); // the sinks closed: their files complete
     run.outputs = expected::readOutputs(run.plan);
-    run.wallMs = nowMs() - start;
+    run.wallMs = offline::nowMs() - start;
 }
 
 } // namespace
@@ -212,47 +169,31 @@ Report run(const PipelineSpec &spec, const Options &options)
             r.error = e;
         return report;
     }
-    std::error_code ec;
-    std::string pattern
-        = ((options.tempRoot.empty() ? fs::temp_directory_path(ec) : fs::path(options.tempRoot))
-           / "tideline-compare-XXXXXX")
-              .string();
-    if (::mkdtemp(pattern.data()) == nullptr) {
+    std::string tempError;
+    const fs::path root = offline::makeTempRoot(options.tempRoot, "tideline-compare", tempError);
+    if (root.empty()) {
         for (auto &r : report.runs)
-            r.error = "cannot create a temporary folder " + pattern;
+            r.error = tempError;
         return report;
     }
-    const fs::path root = pattern;
 
-    std::atomic<std::size_t> next{0};
     std::mutex doneMutex;
-    const std::size_t total = report.runs.size();
-    auto worker = [&] {
-        for (std::size_t i = next++; i < total; i = next++) {
-            EngineRun &r = report.runs[i];
-            if (options.cancel && options.cancel->load()) {
-                r.error = "cancelled";
-            } else {
-                try {
-                    runOne(spec, options, root / r.engine, r);
-                } catch (const std::exception &ex) {
-                    r.error = ex.what(); // e.g. out of memory: this engine only
-                }
+    offline::forEachOnThreads(report.runs.size(), options.jobs, [&](std::size_t i) {
+        EngineRun &r = report.runs[i];
+        if (options.cancel && options.cancel->load()) {
+            r.error = "cancelled";
+        } else {
+            try {
+                runOne(spec, options, root / r.engine, r);
+            } catch (const std::exception &ex) {
+                r.error = ex.what(); // e.g. out of memory: this engine only
             }
-            std::lock_guard lock(doneMutex);
-            if (options.onRunFinished)
-                options.onRunFinished(r);
         }
-    };
-    unsigned jobs = options.jobs > 0 ? static_cast<unsigned>(options.jobs)
-                                     : std::max(1u, std::thread::hardware_concurrency());
-    jobs = std::min<unsigned>(jobs, static_cast<unsigned>(total));
-    std::vector<std::thread> threads;
-    for (unsigned t = 1; t < jobs; ++t)
-        threads.emplace_back(worker);
-    worker();
-    for (auto &t : threads)
-        t.join();
+        std::lock_guard lock(doneMutex);
+        if (options.onRunFinished)
+            options.onRunFinished(r);
+    });
+    std::error_code ec;
     fs::remove_all(root, ec);
     report.cancelled = options.cancel && options.cancel->load();
     for (const auto &r : report.runs)

@@ -4,41 +4,25 @@
 // JSON) for results and latency, and the final MetricsSnapshot for the counts and the peak
 // state (JobOptions::trackPeakState).
 
+#include "offline/offline_run.hpp"
+
 #include <tideline/engine/catalog.hpp>
 #include <tideline/engine/job.hpp>
 #include <tideline/engine/sweep.hpp>
 #include <tideline/engine/validate.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <mutex>
-#include <ostream>
 #include <set>
-#include <streambuf>
-#include <thread>
 
 namespace tideline::sweep {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-/// Discards what a sink.console would print (the sweep points consoles at files anyway).
-struct NullBuffer : std::streambuf
-{
-    int overflow(int c) override { return c; }
-};
-
-std::int64_t nowMs()
-{
-    return std::chrono::duration_cast<std::chrono::milliseconds>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
 
 /// Points every sink and the checkpoint folder of `spec` into `dir`: files and consoles become
 /// files there, upsert tables folders there, anything that writes to another system (Kafka,
@@ -112,7 +96,7 @@ void runOne(const PipelineSpec &base,
             const fs::path &folder,
             Row &row)
 {
-    const std::int64_t start = nowMs();
+    const std::int64_t start = offline::nowMs();
     row.values = plan.valuesOf(index);
     PipelineSpec spec = apply(base, plan, index);
     for (const auto &d : validate(spec, options.baseDir))
@@ -122,29 +106,13 @@ void runOne(const PipelineSpec &base,
         return;
 
     redirectOutputs(spec, folder);
-    NullBuffer nullBuffer;
-    std::ostream nullConsole(&nullBuffer);
-    JobOptions jo;
-    jo.baseDir = options.baseDir;
-    jo.fresh = true;
-    jo.trackPeakState = true;
-    jo.metricsIntervalMs = 1 << 30;
-    jo.console = &nullConsole;
-    jo.log = [](const std::string &) {
-    };
-    if (options.configureJob)
-        if (std::string e = options.configureJob(spec, jo); !e.empty()) {
-            row.error = e;
-            return;
-        }
-    std::string error;
-    std::unique_ptr<Job> job = Job::create(spec, jo, error);
-    if (!job) {
-        row.error = error;
+    offline::QuietJob run(options.baseDir);
+    run.options.trackPeakState = true;
+    if (std::string e = run.create(spec, {options.configureJob, options.attachJob}); !e.empty()) {
+        row.error = e;
         return;
     }
-    if (options.attachJob)
-        options.attachJob(jo, *job);
+    Job &job = run.job();
     Collector collected;
     // The end of the input: once every source has sent its final watermark, what comes out is
     // the flush of what was still open — in a stream it would come out later, so it is no
@@ -154,7 +122,7 @@ void runOne(const PipelineSpec &base,
         if (const NodeKind *kind = findNodeKind(n.kind); kind && kind->isSource)
             sourceIds.insert(n.id);
     collected.sources = sourceIds.size();
-    job->setWatermarkTap([&collected, sourceIds](const observe::WatermarkTapEvent &e) {
+    job.setWatermarkTap([&collected, sourceIds](const observe::WatermarkTapEvent &e) {
         if (e.which != observe::WatermarkTapEvent::Which::Output || e.watermark != kMaxTime
             || !sourceIds.contains(e.node))
             return;
@@ -169,7 +137,7 @@ void runOne(const PipelineSpec &base,
         filter.dataOut = false;
         filter.lateAndErrors = false;
         filter.recordJson = false;
-        (void)job->setTap(
+        (void)job.setTap(
             sink,
             [&collected, from = producers](const observe::TapEvent &e) {
                 if (!from.contains(e.from))
@@ -183,23 +151,11 @@ void runOne(const PipelineSpec &base,
             },
             filter);
     }
-    Job::Status status = Job::Status::Running;
-    while (status == Job::Status::Running) {
-        if (options.cancel && options.cancel->load())
-            job->requestStop();
-        status = job->runFor(1 << 16);
-    }
-    if (status == Job::Status::Failed) {
-        row.error = job->failure();
+    if (std::string e = run.runToEnd(options.cancel); !e.empty()) {
+        row.error = e;
         return;
     }
-    // Stopped without a cancel: attachJob's stop (a replayed recording that ran out): the
-    // figures are those of the input there was.
-    if (status == Job::Status::Stopped && options.cancel && options.cancel->load()) {
-        row.error = "cancelled";
-        return;
-    }
-    const observe::MetricsSnapshot snap = job->snapshot();
+    const observe::MetricsSnapshot snap = job.snapshot();
     row.inputRecords = snap.recordsRead;
     for (const auto &m : snap.nodes) {
         row.lateDropped += m.late;
@@ -222,15 +178,15 @@ void runOne(const PipelineSpec &base,
         row.latencyP50Ms = nearestRank(collected.latencies, 50);
         row.latencyP99Ms = nearestRank(collected.latencies, 99);
     }
-    job.reset(); // sinks closed before their folder goes
-    row.wallMs = nowMs() - start;
+    run.close(); // sinks closed before their folder goes
+    row.wallMs = offline::nowMs() - start;
 }
 
 } // namespace
 
 Result run(const PipelineSpec &spec, const Plan &plan, const Options &options)
 {
-    const std::int64_t start = nowMs();
+    const std::int64_t start = offline::nowMs();
     Result result;
     for (const auto &a : plan.axes)
         result.axes.push_back(a.label());
@@ -248,54 +204,39 @@ Result run(const PipelineSpec &spec, const Plan &plan, const Options &options)
         }
         return result;
     }
-    std::error_code ec;
-    std::string pattern
-        = ((options.tempRoot.empty() ? fs::temp_directory_path(ec) : fs::path(options.tempRoot))
-           / "tideline-sweep-XXXXXX")
-              .string();
-    if (::mkdtemp(pattern.data()) == nullptr) {
+    std::string tempError;
+    const fs::path root = offline::makeTempRoot(options.tempRoot, "tideline-sweep", tempError);
+    if (root.empty()) {
         for (std::size_t i = 0; i < total; ++i) {
             result.rows[i].values = plan.valuesOf(i);
-            result.rows[i].error = "cannot create a temporary folder " + pattern;
+            result.rows[i].error = tempError;
         }
         return result;
     }
-    const fs::path root = pattern;
 
-    std::atomic<std::size_t> next{0};
     std::mutex progressMutex;
     std::size_t done = 0;
-    auto worker = [&] {
-        for (std::size_t i = next++; i < total; i = next++) {
-            Row &row = result.rows[i];
-            if (options.cancel && options.cancel->load()) {
-                row.values = plan.valuesOf(i);
-                row.error = "cancelled";
-            } else {
-                const fs::path folder = root / ("combination-" + std::to_string(i));
-                try {
-                    runOne(spec, plan, i, options, folder, row);
-                } catch (const std::exception &e) {
-                    row.error = e.what(); // e.g. out of memory: this combination only
-                }
-                std::error_code rm;
-                fs::remove_all(folder, rm);
+    offline::forEachOnThreads(total, options.jobs, [&](std::size_t i) {
+        Row &row = result.rows[i];
+        if (options.cancel && options.cancel->load()) {
+            row.values = plan.valuesOf(i);
+            row.error = "cancelled";
+        } else {
+            const fs::path folder = root / ("combination-" + std::to_string(i));
+            try {
+                runOne(spec, plan, i, options, folder, row);
+            } catch (const std::exception &e) {
+                row.error = e.what(); // e.g. out of memory: this combination only
             }
-            std::lock_guard lock(progressMutex);
-            ++done;
-            if (options.onProgress)
-                options.onProgress(Progress{done, total, i});
+            std::error_code rm;
+            fs::remove_all(folder, rm);
         }
-    };
-    unsigned jobs = options.jobs > 0 ? static_cast<unsigned>(options.jobs)
-                                     : std::max(1u, std::thread::hardware_concurrency());
-    jobs = std::min<unsigned>(jobs, static_cast<unsigned>(total));
-    std::vector<std::thread> threads;
-    for (unsigned t = 1; t < jobs; ++t)
-        threads.emplace_back(worker);
-    worker(); // the calling thread is one of them
-    for (auto &t : threads)
-        t.join();
+        std::lock_guard lock(progressMutex);
+        ++done;
+        if (options.onProgress)
+            options.onProgress(Progress{done, total, i});
+    });
+    std::error_code ec;
     fs::remove_all(root, ec);
 
     // Completeness against the most permissive combination: the one that accepted the most.
@@ -308,7 +249,7 @@ Result run(const PipelineSpec &spec, const Plan &plan, const Options &options)
                          : most == 0      ? 1.0
                                      : static_cast<double>(r.accepted) / static_cast<double>(most);
     result.cancelled = options.cancel && options.cancel->load();
-    result.wallMs = nowMs() - start;
+    result.wallMs = offline::nowMs() - start;
     return result;
 }
 
