@@ -142,7 +142,9 @@ private Q_SLOTS:
     {
         for (const char *f :
              {"/usr/bin/tideline-run", "/usr/share/man/man1/tideline-run.1.gz",
-              "/usr/lib/systemd/system/tideline-run@.service", "/usr/lib/sysusers.d/tideline.conf",
+              "/usr/lib/systemd/system/tideline-run@.service",
+              "/usr/lib/systemd/system/tideline-run-member@.service",
+              "/usr/libexec/tideline/tideline-run-member", "/usr/lib/sysusers.d/tideline.conf",
               "/usr/lib/tmpfiles.d/tideline.conf",
               "/usr/share/tideline/pipelines/clicks-per-user/pipeline.json",
               "/usr/share/tideline/pipelines/clicks-per-user/clicks.jsonl"})
@@ -284,10 +286,13 @@ private Q_SLOTS:
             QVERIFY(QFileInfo("/var/lib/tideline/pkgtest/out.jsonl").size() > 0);
         }
         if (!QStandardPaths::findExecutable("systemd-analyze").isEmpty()) {
-            Proc verify = run("systemd-analyze",
-                              {"verify", "/usr/lib/systemd/system/tideline-run@.service"});
-            QVERIFY2(!verify.err.contains("Unknown key") && !verify.err.contains("Invalid"),
-                     qPrintable(describe(verify)));
+            for (const char *unit : {"/usr/lib/systemd/system/tideline-run@.service",
+                                     "/usr/lib/systemd/system/tideline-run-member@.service"}) {
+                Proc verify = run("systemd-analyze", {"verify", unit});
+                QVERIFY2(!verify.err.contains("Unknown key") && !verify.err.contains("Invalid")
+                             && !verify.err.contains("not executable"),
+                         qPrintable(describe(verify)));
+            }
         }
         if (!m_designerDeb.isEmpty()) {
             QVERIFY(installed("tideline"));
