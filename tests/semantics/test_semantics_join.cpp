@@ -247,14 +247,15 @@ private slots:
                              }));
     }
 
-    // Derived from the SPARK-26187 self left outer join above, without the right row 4: left 4
-    // is unmatched and its bound 4 + 5 s equals W = 9 s after batch 3. Spark keeps it there (W >
-    // l.t + upper is false) — Flink mode would evict it at W >= l.t + upper — so its null row
-    // comes only when W passes 9 s: here at the end of the input, first of the flush.
+    // Derived from the SPARK-26187 self left outer join above, without the right row 4 and with
+    // a fourth batch (16): left 4 is unmatched and its bound 4 + 5 s equals W = 9 s after batch
+    // 3. Spark keeps it there (W > l.t + upper is false; Flink mode's W >= l.t + upper would
+    // let it go with 1 and 3), so its null row comes only after batch 4's pair, when W = 11 s
+    // passes its bound (with 5's: 5 + 5 < 11).
     void sparkEvictsOnlyOnceTheWatermarkPassesTheBound()
     {
         std::vector<Json> in;
-        for (int v = 1; v <= 15; ++v)
+        for (int v = 1; v <= 16; ++v)
             in.push_back(
                 {{"k", v}, {"v", std::to_string(v)}, {"t", v * 1000}, {"b", (v - 1) / 5 + 1}});
         const auto r = run(spark(), joinParams(0, 5000, "left_outer"), {"true", 5000},
@@ -269,8 +270,10 @@ private slots:
                                  "14+14@14000",
                                  "1+null@1000",
                                  "3+null@3000", // W = 9 s: 4 + 5 s is not passed, 4 stays
-                                 "4+null@4000", // flush
-                                 "5+null@5000",
+                                 "16+16@16000", // batch 4
+                                 "4+null@4000",
+                                 "5+null@5000", // W = 11 s
+                                 // flush
                                  "7+null@7000",
                                  "9+null@9000",
                                  "11+null@11000",
