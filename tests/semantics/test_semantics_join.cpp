@@ -247,6 +247,38 @@ private slots:
                              }));
     }
 
+    // StreamingOuterJoinSuite "left outer with watermark range condition"
+    // (setupJoinWithRangeCondition: leftTime BETWEEN rightTime - 5 s AND rightTime + 5 s, so
+    // r.t - l.t in [-5 s, 5 s]; both delays 10 s). W stays 0 to batch 3 (the left input's
+    // 5 - 10 is below 0), is 1 s after batch 4 (min(30 - 10, 11 - 10)) and 20 s after batch 5:
+    // then left 3 at 5 s leaves unmatched, its null row the peer's outer result (3, null, 5,
+    // null), and only left 30 and right 30 stay (the peer's total of 2 state rows).
+    void sparkLeftOuterRangeCondition()
+    {
+        std::vector<Json> in;
+        auto add = [&](int b, const char *s, std::vector<std::pair<int, int>> rows) {
+            for (const auto &[k, t] : rows)
+                in.push_back(rec(s, k,
+                                 std::string(s[0] == 'L' ? "l" : "r") + std::to_string(k) + "_"
+                                     + std::to_string(t),
+                                 t * 1000, b));
+        };
+        add(1, "L", {{1, 5}, {3, 5}});
+        add(2, "R", {{1, 10}, {2, 5}});
+        add(3, "R", {{1, 11}});
+        add(4, "L", {{1, 7}, {1, 30}});
+        add(5, "R", {{0, 30}});
+        const auto r
+            = run(spark(), joinParams(-5000, 5000, "left_outer"), sideL(10000), sideR(10000), in);
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        QCOMPARE(q(r.lines), q({
+                                 "l1_5+r1_10@10000",                     // batch 2
+                                 "l1_7+r1_10@10000", "l1_7+r1_11@11000", // batch 4
+                                 "l3_5+null@5000",                       // after batch 5, W = 20 s
+                                 "l1_30+null@30000",                     // flush
+                             }));
+    }
+
     // Derived from the SPARK-26187 self left outer join above, without the right row 4 and with
     // a fourth batch (16): left 4 is unmatched and its bound 4 + 5 s equals W = 9 s after batch
     // 3. Spark keeps it there (W > l.t + upper is false; Flink mode's W >= l.t + upper would
