@@ -455,6 +455,19 @@ private slots:
         QVERIFY(said);
     }
 
+    // UnsupportedOperationsSuite "inner join in update mode" (stream-stream: not supported, "is
+    // not supported in Update output mode"): a validation error here, naming the node and fix.
+    void sparkUpdateModeRejectsJoins()
+    {
+        Json s = spark();
+        s["spark"]["output_mode"] = "update";
+        const auto r
+            = run(s, joinParams(0, 10, "inner"), sideL(0), sideR(0), {rec("L", 1, "A", 5, 1)});
+        QVERIFY2(r.error.find("nodes[5] \"op\"") != std::string::npos, r.error.c_str());
+        QVERIFY2(r.error.find("settings.spark.output_mode to \"append\"") != std::string::npos,
+                 r.error.c_str());
+    }
+
     // Spark has no late side output for joins either: a connected `late` port is a warning.
     void sparkJoinLatePortIsAWarning()
     {
