@@ -359,6 +359,36 @@ private slots:
                              }));
     }
 
+    // KStreamKStreamJoinTest "testAsymmetricWindowingAfter": ofTimeDifferenceWithNoGrace(0)
+    // .after(100 ms) is before = 0, after = 100 (lower_ms 0, upper_ms 100). Seen from a right
+    // record the two swap: it joins left records in [r.t - 100, r.t], so a at 999 meets
+    // nothing, f at 1100 meets all four, i at 1103 only A3.
+    void kafkaAsymmetricWindowingAfter()
+    {
+        std::vector<Json> in;
+        for (int k = 0; k < 4; ++k)
+            in.push_back(rec("L", k, "A" + std::to_string(k), 1000 + k));
+        const std::vector<std::pair<const char *, std::int64_t>> right = {
+            {"a", 999},  {"b", 1000}, {"c", 1001}, {"d", 1002}, {"e", 1003},
+            {"f", 1100}, {"g", 1101}, {"h", 1102}, {"i", 1103},
+        };
+        for (const auto &[v, t] : right)
+            for (int k = 0; k < 4; ++k)
+                in.push_back(rec("R", k, v + std::to_string(k), t));
+        const auto r = run(kafka(), joinParams(0, 100, "inner"), sideL(0), sideR(0), in);
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        QCOMPARE(q(r.lines), q({
+                                 "A0+b0@1000",                                           // b
+                                 "A0+c0@1001", "A1+c1@1001",                             // c
+                                 "A0+d0@1002", "A1+d1@1002", "A2+d2@1002",               // d
+                                 "A0+e0@1003", "A1+e1@1003", "A2+e2@1003", "A3+e3@1003", // e
+                                 "A0+f0@1100", "A1+f1@1100", "A2+f2@1100", "A3+f3@1100", // f
+                                 "A1+g1@1101", "A2+g2@1101", "A3+g3@1101",               // g
+                                 "A2+h2@1102", "A3+h3@1102",                             // h
+                                 "A3+i3@1103",                                           // i
+                             }));
+    }
+
     // KStreamKStreamLeftJoinTest "testLeftJoinDuplicates": ofTimeDifferenceAndGrace(100 ms,
     // 10 ms) (grace = the watermark delay, 10). A0 and A0-0 at 0 get their null rows once stream
     // time passes 0 + 100 + 10 (a0 at 111 does it; the peer checks after dummy at 500); A2 and
