@@ -56,3 +56,27 @@ Kafka Streams: 6 s − 1 s ≤ gap) and count the same records, but `window_end`
 Flink and Spark and the last record's time in Kafka Streams (a session of one record has
 `window_start == window_end`).
 EOT
+cat <<'EOT'
+
+### Interval join: a late click, three answers
+
+Input `ads.jsonl` (one file with both streams, so the order is exact): impressions of ads `a`
+at 1 s, `b` at 3 s, `c` at 26 s; clicks on `a` at 2 s, on `x` at 25 s, on `b` at 12 s (after
+the impression at 26 s), all batch 1, and on `c` at 30 s (batch 2). A click counts within 10 s
+of its impression (`lower_ms` 0, `upper_ms` 10000), left outer, delay 5 s on both sides
+(`join.json`).
+EOT
+for m in flink spark kafka-streams; do run $m join.json; done
+cat <<'EOT'
+
+- **Flink vs Spark**: after the impression at 26 s Flink's join watermark is min(26 − 5, 25 −
+  5) s − 1 ms = 19.999 s ≥ 3 s + 10 s, so `b` leaves with its null row and the click on `b` at
+  12 s is late. Spark's watermark is still 0 inside batch 1: the click joins `b` (12 s ≤ 3 s +
+  10 s), and the batch's end moves W to 20 s only afterwards.
+- **Flink vs Kafka Streams**: both write `b` with null — Kafka Streams when the click at 25 s
+  moves stream time past 3 s + 10 s + 5 s (grace) — but Kafka Streams drops nothing: the click
+  on `b` is kept by its window store (12 s > 25 s − retention 15 s) and finds no impression,
+  because the left store already let `b` go (26 s − 15 s ≥ 3 s). Flink sends it to `late`.
+- **Spark vs Kafka Streams**: Spark pairs the click with `b`; Kafka Streams writes `b` with
+  null and the click never pairs.
+EOT

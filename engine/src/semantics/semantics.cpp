@@ -263,14 +263,22 @@ void checkSemanticsGraph(const PipelineSpec &spec, std::vector<Diagnostic> &out)
                             "a key is kept for the upstream watermark's max_out_of_orderness_ms, "
                             "within_ms is not used",
                             Warn);
-        } else if (n.kind == "join" || n.kind == "top" || n.kind == "window_join") {
+        } else if (n.kind == "join") {
+            if (sparkUpdate)
+                nodeProblem(out, spec, i, "",
+                            "Spark supports a join of two streams in append output mode only "
+                            "(its analyzer rejects the query in update mode); set "
+                            "settings.spark.output_mode to \"append\" or run with semantics "
+                            "\"flink\"",
+                            Err);
+        } else if (n.kind == "top" || n.kind == "window_join") {
             nodeProblem(out, spec, i, "",
                         "node kind `" + n.kind + "` is not modelled under semantics \"" + mode
                             + "\" yet; run it with semantics \"flink\" (the default) or remove "
                               "the node",
                         Err);
         }
-        if (e == Engine::Spark && (n.kind == "window" || n.kind == "dedup")) {
+        if (e == Engine::Spark && (n.kind == "window" || n.kind == "dedup" || n.kind == "join")) {
             for (const auto &edge : spec.edges)
                 if (edge.from.node == n.id && edge.from.port == "late") {
                     nodeProblem(out, spec, i, "",

@@ -4,7 +4,7 @@
 // modes, their validation, and what an operator needs to know about the mode it runs under.
 //
 // Operators never test the mode's name: they are made by a factory that picks the mode's
-// operator (window, dedup) or read the few numbers below. Flink mode makes exactly the
+// operator (window, dedup, join) or read the few numbers below. Flink mode makes exactly the
 // operators it made before this switch existed, so its output stays byte-identical.
 
 #include <tideline/engine/spec.hpp>

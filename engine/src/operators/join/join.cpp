@@ -31,12 +31,14 @@
 
 #include "operators/join/flat_record.hpp"
 #include "operators/join/join_state.hpp"
+#include "operators/join/mode_join.hpp"
 #include "operators/keys/expiry_queue.hpp"
 #include "operators/keys/key_encoder.hpp"
 #include "operators/keys/key_table.hpp"
 #include "operators/keys/params.hpp"
 #include "operators/operators.hpp"
 #include "operators/params.hpp"
+#include "semantics/semantics.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -419,6 +421,14 @@ private:
 
 std::unique_ptr<Operator> makeJoin(const OperatorContext &ctx)
 {
+    // settings.semantics other than "flink": that engine's join (mode_join.hpp). Flink mode
+    // makes the operator below, as before the switch existed.
+    if (ctx.semantics && ctx.semantics->engine != semantics::Engine::Flink) {
+        join::ModeJoinParams mp = join::readModeJoinParams(ctx);
+        if (ctx.semantics->engine == semantics::Engine::Spark)
+            return join::makeSparkJoin(ctx, std::move(mp));
+        return join::makeKafkaJoin(ctx, std::move(mp));
+    }
     const NodeParams p(ctx);
     auto lk = p.fieldList("left_key");
     auto rk = p.fieldList("right_key");
