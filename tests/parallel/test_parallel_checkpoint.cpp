@@ -4,7 +4,7 @@
 // with allowed lateness; a sliding window over its results; a session window keyed by two
 // fields; late outputs), checkpoints in RocksDB in a temp folder, exactly-once sink.file:
 //   - a run at N = 2 dropped mid-way (a crash) restores at N = 1 and at N = 3, and both finish
-//     with sinks byte-identical to an uninterrupted run at N = 1;
+//     with sinks byte-identical to an uninterrupted run at N = 1; one at N = 1 restores at 4;
 //   - a savepoint taken when a run at N = 4 is stopped restores at N = 1 to the same output;
 //   - the state saved at N = 2 is the single-instance state: dedup's bytes are identical to
 //     the N = 1 run's at the same cut, the windows' are the same entries (same size; only the
@@ -95,6 +95,49 @@ class TestParallelCheckpoint : public QObject
 
     std::map<std::string, std::string> m_reference;
 
+    /// A run at `n` dropped mid-way (a crash: no final checkpoint, staged output unpublished)
+    /// after several checkpoints; its folder copied once per m in `restoreAt`, each restored
+    /// at m and run to the end: the sinks must equal the uninterrupted run's.
+    void takeAndRestore(int n, std::initializer_list<int> restoreAt)
+    {
+        tideline::testing::JobHarness a;
+        std::string error;
+        {
+            auto job = a.make(pipeline(kCheckpoints), error, at(n));
+            QVERIFY2(job, error.c_str());
+            QVERIFY2(n == 1 || a.logged("run as " + std::to_string(n) + " instances each"),
+                     a.allLogs().c_str());
+            QVERIFY2(!a.logged("runs single-threaded"), a.allLogs().c_str());
+            a.advance(*job, 110000, 2000, 60);
+            QVERIFY(job->snapshot().lastCheckpoint);
+            QCOMPARE(job->snapshot().lastCheckpoint->status, std::string("completed"));
+        }
+        const auto ids = completeIds(a.ckdir());
+        // (Retention keeps the newest 3.)
+        QVERIFY2(!ids.empty() && ids.back() >= 5,
+                 "too few checkpoints for the test to mean anything");
+        for (int m : restoreAt) {
+            tideline::testing::JobHarness b;
+            copyFolder(a.dir(), b.dir());
+            auto job = b.make(pipeline(kCheckpoints), error, at(m));
+            QVERIFY2(job, error.c_str());
+            QVERIFY2(b.logged("restoring from checkpoint " + std::to_string(ids.back())),
+                     b.allLogs().c_str());
+            QVERIFY2(b.logged("13 of 13 node(s) restored"), b.allLogs().c_str());
+            QVERIFY2(m == 1 ? !b.logged("instances each")
+                            : b.logged("run as " + std::to_string(m) + " instances each"),
+                     b.allLogs().c_str());
+            QCOMPARE(job->run(), Job::Status::Finished);
+            job.reset();
+            const std::string diff = difference(m_reference, outputs(b.dir()));
+            QVERIFY2(diff.empty(), qPrintable(QString("taken at %1, restored at %2: %3\n%4")
+                                                  .arg(n)
+                                                  .arg(m)
+                                                  .arg(QString::fromStdString(diff))
+                                                  .arg(QString::fromStdString(b.allLogs()))));
+        }
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -113,43 +156,10 @@ private Q_SLOTS:
             QVERIFY2(!content.empty() || path.find("late") != std::string::npos, path.c_str());
     }
 
-    void checkpointAtTwoRestoresAtOneAndThree()
-    {
-        tideline::testing::JobHarness a;
-        std::string error;
-        {
-            auto job = a.make(pipeline(kCheckpoints), error, at(2));
-            QVERIFY2(job, error.c_str());
-            QVERIFY2(a.logged("run as 2 instances each"), a.allLogs().c_str());
-            QVERIFY2(!a.logged("runs single-threaded"), a.allLogs().c_str());
-            a.advance(*job, 110000, 2000, 60);
-            QVERIFY(job->snapshot().lastCheckpoint);
-            QCOMPARE(job->snapshot().lastCheckpoint->status, std::string("completed"));
-            // Dropped here: a crash mid-run (no final checkpoint, staged output unpublished).
-        }
-        const auto ids = completeIds(a.ckdir());
-        // (Retention keeps the newest 3.)
-        QVERIFY2(!ids.empty() && ids.back() >= 5,
-                 "too few checkpoints for the test to mean anything");
-        for (int m : {1, 3}) {
-            tideline::testing::JobHarness b;
-            copyFolder(a.dir(), b.dir());
-            auto job = b.make(pipeline(kCheckpoints), error, at(m));
-            QVERIFY2(job, error.c_str());
-            QVERIFY2(b.logged("restoring from checkpoint " + std::to_string(ids.back())),
-                     b.allLogs().c_str());
-            QVERIFY2(b.logged("13 of 13 node(s) restored"), b.allLogs().c_str());
-            QVERIFY2(m == 1 ? !b.logged("instances each") : b.logged("run as 3 instances each"),
-                     b.allLogs().c_str());
-            QCOMPARE(job->run(), Job::Status::Finished);
-            job.reset();
-            const std::string diff = difference(m_reference, outputs(b.dir()));
-            QVERIFY2(diff.empty(), qPrintable(QString("restored at %1: %2\n%3")
-                                                  .arg(m)
-                                                  .arg(QString::fromStdString(diff))
-                                                  .arg(QString::fromStdString(b.allLogs()))));
-        }
-    }
+    void checkpointAtTwoRestoresAtOneAndThree() { takeAndRestore(2, {1, 3}); }
+
+    // The other way: a single-instance checkpoint (entries in arrival order) split at 4.
+    void checkpointAtOneRestoresAtFour() { takeAndRestore(1, {4}); }
 
     void savepointAtFourRestoresAtOne()
     {

@@ -244,8 +244,9 @@ public:
             p.end = end;
             p.fired = fired;
             // A corrupt count must not reserve gigabytes: an entry takes at least a byte (its
-            // key's length), and the reader fails at the real end.
-            p.table.reset(std::min<std::uint64_t>({entries, r.remaining(), 1u << 24}),
+            // key's length), and the reader fails at the real end. An instance that keeps a
+            // share of the keys lets its table grow instead of reserving for all of them.
+            p.table.reset(keep ? 16 : std::min<std::uint64_t>({entries, r.remaining(), 1u << 24}),
                           m_aggs.size());
             for (std::uint64_t e = 0; e < entries && !r.failed(); ++e) {
                 const std::string_view key = readKey(r, scratch);
