@@ -35,9 +35,15 @@ Status Runtime::remakeParallelStages()
 {
     // The routes planParallel() rewired (deferred inputs) are unchanged by a reopen; only the
     // operators are new, so the same configs apply.
-    for (const auto &plan : m_stagePlans)
+    std::string ids;
+    for (const auto &plan : m_stagePlans) {
         if (Status s = makeParallelStage(*plan); !s.ok())
             return s;
+        ids += (ids.empty() ? "`" : ", `") + m_nodes[static_cast<std::size_t>(plan->node)].id + "`";
+    }
+    if (!ids.empty() && m_options.log)
+        m_options.log("parallelism " + std::to_string(resolveParallelism(m_spec, m_options)) + ": "
+                      + ids + " made again as instances after reopening the operators");
     return {};
 }
 
