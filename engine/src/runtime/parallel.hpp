@@ -43,6 +43,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -56,6 +57,10 @@ inline int instanceOfKeyGroup(int keyGroup, int n)
 {
     return keyGroup * n / kKeyGroups;
 }
+
+/// Key group of a key encoded as the operator encodes it (parallel_stage.cpp): what routing
+/// and a restore split by key (parallel_checkpoint.cpp) both use.
+int keyGroupOf(std::string_view key);
 
 struct Round;
 class Capture;
@@ -131,7 +136,9 @@ public:
     void snapshotState(StateWriter &w) const override;
     /// The single-instance format, split: instance k keeps the keys of its key groups.
     void restoreState(StateReader &r) override;
-    void notifyCheckpointComplete(std::int64_t checkpointId) override;
+    // notifyCheckpointComplete is not forwarded to the instances: it comes at a later tick,
+    // when rounds may be on the workers, and the keyed operators run in parallel (windows,
+    // dedup) have nothing to commit.
     /// Largest event time among the records it was given for its instances (not the passed
     /// through ones): the node's max_event_time.
     Timestamp maxEventTime() const { return m_maxTime; }

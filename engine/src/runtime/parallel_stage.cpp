@@ -3,14 +3,12 @@
 // worker's capture of an instance's outputs, and the replay that merges them back into the
 // single-threaded order.
 
-#include "checkpoint/keyed_state.hpp"
 #include "operators/keys/hash.hpp"
 #include "record/buffer_pool.hpp"
 #include "runtime/parallel.hpp"
 #include "runtime/parallel_round.hpp"
 
 #include <algorithm>
-#include <stdexcept>
 
 namespace tideline::parallel {
 
@@ -21,15 +19,6 @@ namespace {
 constexpr std::size_t kRoundSteps = 4096;
 /// Rounds in flight before the loop thread waits for the oldest (bounds memory).
 constexpr std::size_t kMaxInFlight = 4;
-
-/// Key group of an encoded key: the hash mixed once more and its top bits, so that the bits
-/// the instances' own tables use for slots and tags stay evenly spread inside each instance.
-int keyGroupOf(std::string_view key)
-{
-    const std::uint64_t h = keys::hashBytes(key) * 0x9E3779B97F4A7C15ull;
-    return static_cast<int>(h >> 57); // 7 bits: kKeyGroups = 128
-}
-static_assert(kKeyGroups == 128);
 
 int compareSortKeys(const SortKey &a, const Value *va, const SortKey &b, const Value *vb, int k)
 {
@@ -44,6 +33,15 @@ int compareSortKeys(const SortKey &a, const Value *va, const SortKey &b, const V
 }
 
 } // namespace
+
+// The hash mixed once more and its top bits, so that the bits the instances' own tables use for
+// slots and tags stay evenly spread inside each instance.
+int keyGroupOf(std::string_view key)
+{
+    const std::uint64_t h = keys::hashBytes(key) * 0x9E3779B97F4A7C15ull;
+    return static_cast<int>(h >> 57); // 7 bits: kKeyGroups = 128
+}
+static_assert(kKeyGroups == 128);
 
 /// What instance k emits through, on its worker: everything is appended to the round's
 /// InstanceIO, tagged with the step being run. A window's results on a watermark step also get
@@ -472,66 +470,6 @@ void ParallelStage::reportMetrics(observe::NodeMetrics &m) const
 std::string ParallelStage::stateFingerprint() const
 {
     return m_instances.front()->stateFingerprint();
-}
-
-void ParallelStage::quiesce(Output &out)
-{
-    submitOpen();
-    collect(true, out);
-}
-
-namespace {
-
-checkpoint::KeyedState &keyedState(Operator &op)
-{
-    // parallel_plan.cpp runs a node in parallel only when its operator is KeyedState.
-    auto *k = dynamic_cast<checkpoint::KeyedState *>(&op);
-    if (k == nullptr)
-        throw std::logic_error("a parallel stage's operator has no keyed state");
-    return *k;
-}
-
-} // namespace
-
-void ParallelStage::snapshotState(StateWriter &w) const
-{
-    if (!m_inFlight.empty() || !m_open->steps.empty())
-        throw std::logic_error("a parallel stage was snapshotted with rounds in flight (the "
-                               "loop quiesces it first)");
-    std::vector<const Operator *> parts;
-    for (const auto &op : m_instances)
-        parts.push_back(op.get());
-    keyedState(*m_instances.front()).snapshotMerged(parts, w);
-}
-
-void ParallelStage::restoreState(StateReader &r)
-{
-    // Every instance reads the whole state and keeps its key groups' keys: the same test
-    // processRecord routes by, on the same encoded bytes (the operators' state keeps keys as
-    // the stage encodes them: GroupKeyCodec for windows, KeyEncoder for dedup).
-    const std::string_view all = r.view(r.remaining());
-    const int n = static_cast<int>(m_instances.size());
-    for (int k = 0; k < n; ++k) {
-        StateReader part(all);
-        keyedState(*m_instances[static_cast<std::size_t>(k)])
-            .restoreKeyed(
-                part,
-                [k, n](std::string_view key) {
-                    return instanceOfKeyGroup(keyGroupOf(key), n) == k;
-                },
-                k == 0);
-        if (part.failed())
-            throw std::runtime_error("the saved state is shorter than the operator expects");
-        observe::NodeMetrics &m = m_instanceMetrics[static_cast<std::size_t>(k)];
-        m = {};
-        m_instances[static_cast<std::size_t>(k)]->reportMetrics(m); // the figures restored
-    }
-}
-
-void ParallelStage::notifyCheckpointComplete(std::int64_t checkpointId)
-{
-    for (auto &op : m_instances)
-        op->notifyCheckpointComplete(checkpointId);
 }
 
 } // namespace tideline::parallel
