@@ -182,6 +182,9 @@ Status Coordinator::take(Writer::Kind kind,
                          const std::string &endStatus,
                          bool async)
 {
+    // A consistent cut: also nothing on a parallel stage's workers. Outside the checkpoint's
+    // duration: it is processing the loop would do anyway.
+    m_rt.quiesce();
     return m_writer.take(kind, m_nextId++, target, endStatus, async);
 }
 

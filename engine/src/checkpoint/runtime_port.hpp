@@ -76,6 +76,11 @@ public:
     /// and the shared nodes after the section learn them.
     virtual void primeInstances(const std::vector<int> &instances) = 0;
 
+    /// Before every snapshot: work handed to other threads is finished and its outputs
+    /// delivered (parallel stages: runtime/parallel.hpp), so that the cut between two source
+    /// batches has no record in flight anywhere. May throw what processing throws.
+    virtual void quiesce() = 0;
+
     // --- The job ---
     virtual std::int64_t recordsRead() const = 0;
     virtual void setRecordsRead(std::int64_t n) = 0;

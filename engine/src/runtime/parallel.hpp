@@ -18,9 +18,17 @@
 //     watermark step's outputs merged across instances into the contract's order (window_end,
 //     window_start, key, as the window sorts one instance's firings), then the watermark. So
 //     the node emits exactly the sequence the single instance would have.
+//   - checkpoints and savepoints (issue 22): before the snapshot the loop quiesces every stage
+//     (quiesce: the open round handed over, every round replayed: no record is on a worker,
+//     every instance has seen every watermark the stage got); the stage then saves its
+//     instances as ONE state in the single-instance node's format (checkpoint/keyed_state.hpp:
+//     snapshotMerged), and a restore at any M splits that state by key group, each instance
+//     keeping the keys routing would send it (restoreKeyed). Parallelism is in neither the
+//     state nor its fingerprint: a checkpoint taken at N restores at M, or at 1.
 // [Threading] An instance is touched by its worker only while a round is in flight, and by the
-// loop thread only when no round is (finish, destruction); outputs, fate counts and metrics
-// cross over in the round, handed back under the pool's mutex.
+// loop thread only when no round is (finish, quiesce and the snapshot after it, restore,
+// destruction); outputs, fate counts and metrics cross over in the round, handed back under
+// the pool's mutex.
 
 #include "operators/keys/group_key_codec.hpp"
 #include "operators/keys/key_encoder.hpp"
@@ -35,6 +43,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -48,6 +57,10 @@ inline int instanceOfKeyGroup(int keyGroup, int n)
 {
     return keyGroup * n / kKeyGroups;
 }
+
+/// Key group of a key encoded as the operator encodes it (parallel_stage.cpp): what routing
+/// and a restore split by key (parallel_checkpoint.cpp) both use.
+int keyGroupOf(std::string_view key);
 
 struct Round;
 class Capture;
@@ -113,7 +126,19 @@ public:
     /// Every round replayed, then each instance's finish (loop thread, workers idle).
     void finish(Output &out) override;
     void reportMetrics(observe::NodeMetrics &m) const override;
+    /// The single-instance node's fingerprint: parallelism does not shape the state.
     std::string stateFingerprint() const override;
+    /// Hands the open round to the workers and replays every round in flight (loop thread):
+    /// afterwards the instances are idle and hold everything the stage was given. The loop
+    /// calls it before every checkpoint or savepoint (RuntimePort::quiesce).
+    void quiesce(Output &out);
+    /// The instances' state merged into the single-instance node's (only when quiesced).
+    void snapshotState(StateWriter &w) const override;
+    /// The single-instance format, split: instance k keeps the keys of its key groups.
+    void restoreState(StateReader &r) override;
+    // notifyCheckpointComplete is not forwarded to the instances: it comes at a later tick,
+    // when rounds may be on the workers, and the keyed operators run in parallel (windows,
+    // dedup) have nothing to commit.
     /// Largest event time among the records it was given for its instances (not the passed
     /// through ones): the node's max_event_time.
     Timestamp maxEventTime() const { return m_maxTime; }

@@ -4,7 +4,7 @@
 // make the result depend on thread timing stays single-threaded, and the run says so in one
 // log line per reason (ARCHITECTURE.md "Parallel execution": what is not parallel and why).
 
-#include "checkpoint/store.hpp"
+#include "checkpoint/keyed_state.hpp"
 #include "operators/params.hpp"
 #include "operators/window/window_config.hpp"
 #include "runtime/parallel.hpp"
@@ -51,12 +51,10 @@ Status Runtime::planParallel()
         if (m_options.log)
             m_options.log("parallelism " + std::to_string(n) + ": " + line);
     };
-    // What the whole run cannot do in parallel yet.
+    // What the whole run cannot do in parallel yet. (Checkpoints and savepoints can: a stage
+    // saves its instances as one keyed state, checkpoint/keyed_state.hpp.)
     std::string whole;
-    if (checkpoint::resolveSettings(m_spec, m_options).enabled || !m_options.restoreFrom.empty()
-        || !m_options.savepointOnStop.empty())
-        whole = "checkpoints and savepoints are not taken across parallel instances yet";
-    else if (!m_tasks.empty())
+    if (!m_tasks.empty())
         whole = "a source.kafka consumer group runs its partitions as tasks instead";
     else if (m_options.lineage.enabled)
         whole = "lineage follows each record through one thread";
@@ -155,6 +153,10 @@ Status Runtime::planParallel()
                     ? windowKey(node).empty()
                     : NodeParams(*node.kind, node.spec->params).fieldList("key").empty()))
             why = "it has no key (one group: nothing to split)";
+        if (why.empty() && dynamic_cast<checkpoint::KeyedState *>(node.op.get()) == nullptr)
+            // A savepoint may be asked for at any time (the designer): a stage must be able
+            // to save its instances as one state whether checkpoints are configured or not.
+            why = "its state cannot be saved split by key (checkpoints, savepoints)";
         if (!why.empty()) {
             note("node `" + node.spec->id + "` runs single-threaded: " + why);
             continue;
@@ -193,17 +195,8 @@ Status Runtime::planParallel()
                 stage.metrics.maxEventTime = max;
             deliver((*targets)[static_cast<std::size_t>(entry)], std::move(record));
         };
-        if (!m_pool)
-            m_pool = std::make_unique<parallel::WorkerPool>(n);
-        std::vector<std::unique_ptr<Operator>> instances;
-        instances.push_back(std::move(node.op));
-        for (int k = 1; k < n; ++k) {
-            if (Status s = makeOperator(v); !s.ok())
-                return s;
-            instances.push_back(std::move(m_nodes[static_cast<std::size_t>(v)].op));
-        }
-        m_nodes[static_cast<std::size_t>(v)].op = std::make_unique<parallel::ParallelStage>(
-            std::move(cfg), std::move(instances), *m_pool, *this);
+        if (Status s = makeParallelStage(cfg); !s.ok())
+            return s;
         candidates.push_back(v);
     }
     if (candidates.empty()) {

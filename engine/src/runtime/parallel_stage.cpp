@@ -20,15 +20,6 @@ constexpr std::size_t kRoundSteps = 4096;
 /// Rounds in flight before the loop thread waits for the oldest (bounds memory).
 constexpr std::size_t kMaxInFlight = 4;
 
-/// Key group of an encoded key: the hash mixed once more and its top bits, so that the bits
-/// the instances' own tables use for slots and tags stay evenly spread inside each instance.
-int keyGroupOf(std::string_view key)
-{
-    const std::uint64_t h = keys::hashBytes(key) * 0x9E3779B97F4A7C15ull;
-    return static_cast<int>(h >> 57); // 7 bits: kKeyGroups = 128
-}
-static_assert(kKeyGroups == 128);
-
 int compareSortKeys(const SortKey &a, const Value *va, const SortKey &b, const Value *vb, int k)
 {
     if (a.end != b.end)
@@ -42,6 +33,15 @@ int compareSortKeys(const SortKey &a, const Value *va, const SortKey &b, const V
 }
 
 } // namespace
+
+// The hash mixed once more and its top bits, so that the bits the instances' own tables use for
+// slots and tags stay evenly spread inside each instance.
+int keyGroupOf(std::string_view key)
+{
+    const std::uint64_t h = keys::hashBytes(key) * 0x9E3779B97F4A7C15ull;
+    return static_cast<int>(h >> 57); // 7 bits: kKeyGroups = 128
+}
+static_assert(kKeyGroups == 128);
 
 /// What instance k emits through, on its worker: everything is appended to the round's
 /// InstanceIO, tagged with the step being run. A window's results on a watermark step also get

@@ -98,7 +98,9 @@ Status Runtime::reopenOperators()
     for (auto &row : m_fateRows)
         row.fill(0);
     m_recordsRead = 0;
-    return openOperators();
+    if (Status s = openOperators(); !s.ok())
+        return s;
+    return remakeParallelStages();
 }
 
 } // namespace tideline

@@ -46,7 +46,8 @@ class StateBackend;
 }
 namespace parallel {
 class WorkerPool;
-}
+struct StageConfig;
+} // namespace parallel
 
 /// settings.parallelism ("auto": the cores available), overridden by JobOptions::parallelism,
 /// clamped to 1..128 (the key groups).
@@ -137,6 +138,8 @@ public:
     void restoreNode(int node, const checkpoint::NodeEntry &e) override;
     void primeWatermarks(const std::vector<int> &fresh) override;
     void primeInstances(const std::vector<int> &instances) override;
+    /// Every parallel stage quiesced, in topological order (parallel_stages.cpp).
+    void quiesce() override;
     [[nodiscard]] Status configureState(const std::string &checkpointDir) override;
     void logSpillSummary() override;
     int sectionCount() const override { return static_cast<int>(m_tasks.size()); }
@@ -169,6 +172,11 @@ private:
     /// Parallelism > 1: replaces each keyed node that can run in parallel by a ParallelStage
     /// of N instances, and logs why any other does not (parallel_plan.cpp).
     [[nodiscard]] Status planParallel();
+    /// Node cfg.node becomes a ParallelStage: its operator is instance 0, N - 1 more are made
+    /// (parallel_stages.cpp). The plan is kept so that reopenOperators() makes it again.
+    [[nodiscard]] Status makeParallelStage(const parallel::StageConfig &cfg);
+    /// After every operator was made anew: the planned stages again.
+    [[nodiscard]] Status remakeParallelStages();
     /// After instances were restored or ownership changed: recompute the merged watermarks
     /// and idleness of the section's watermark nodes.
     void refreshSection(int section);
@@ -254,6 +262,8 @@ private:
     Clock *m_clock;
     /// The worker threads of parallel stages (before m_nodes: the stages in it go first).
     std::unique_ptr<parallel::WorkerPool> m_pool;
+    /// The parallel stages planParallel chose (remade after reopenOperators).
+    std::vector<std::shared_ptr<const parallel::StageConfig>> m_stagePlans;
     std::vector<Node> m_nodes;
     std::vector<int> m_order;
     std::vector<int> m_sources;

@@ -12,6 +12,7 @@
 // key that is on disk is a repeat: it comes back into memory (read back). Nothing of a
 // spilled key stays in memory, so the budget bounds the state in memory.
 
+#include "checkpoint/keyed_state.hpp"
 #include "operators/keys/expiry_queue.hpp"
 #include "operators/keys/key_encoder.hpp"
 #include "operators/keys/key_table.hpp"
@@ -27,12 +28,15 @@
 #include <cstring>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 
 namespace tideline {
 
 namespace {
 
-class DedupOperator final : public Operator, public state::StatefulOperator
+class DedupOperator final : public Operator,
+                            public state::StatefulOperator,
+                            public checkpoint::KeyedState
 {
 public:
     DedupOperator(std::vector<std::string> key, std::int64_t withinMs)
@@ -157,7 +161,51 @@ public:
         });
     }
 
-    void restoreState(StateReader &r) override
+    void snapshotMerged(const std::vector<const Operator *> &instances,
+                        StateWriter &w) const override
+    {
+        // Byte-identical to snapshotState() of one instance that holds every key: the same
+        // watermark (every instance saw every watermark), duplicates added up, and all keys
+        // in (expiry, key bytes) order, which does not depend on where they were kept.
+        struct Item
+        {
+            Timestamp at;
+            std::string_view key;
+            Timestamp t0;
+        };
+        std::vector<Item> items;
+        Timestamp wm = kMinTime;
+        std::int64_t duplicates = 0;
+        for (const Operator *op : instances) {
+            const auto *d = dynamic_cast<const DedupOperator *>(op);
+            if (d == nullptr)
+                throw std::logic_error("dedup: asked to merge another operator's state");
+            // (settings.state "rocksdb" runs with parallelism 1: instances never spill.)
+            if (d->m_spill.entriesSpilled() > 0)
+                throw std::runtime_error("keys spilled to RocksDB cannot be merged across "
+                                         "parallel instances");
+            wm = std::max(wm, d->m_w);
+            duplicates += d->m_duplicates;
+            for (const Timer &t : d->m_expiry.sorted()) {
+                const auto &e = d->m_keys.entry(t.payload.entry);
+                items.push_back({t.at, e.key, e.value});
+            }
+        }
+        std::sort(items.begin(), items.end(), [](const Item &a, const Item &b) {
+            return a.at != b.at ? a.at < b.at : a.key < b.key;
+        });
+        w.i64(wm);
+        w.i64(duplicates);
+        w.u64(items.size());
+        for (const Item &it : items) {
+            w.str(it.key);
+            w.i64(it.t0);
+        }
+    }
+
+    void restoreState(StateReader &r) override { restoreKeyed(r, {}, true); }
+
+    void restoreKeyed(StateReader &r, const checkpoint::KeepKey &keep, bool first) override
     {
         m_keys.clear();
         m_expiry.clear();
@@ -169,10 +217,14 @@ public:
         m_nextSpilledAt = kMaxTime;
         m_w = r.i64();
         m_duplicates = r.i64();
+        if (!first)
+            m_duplicates = 0; // the stage adds its instances' counts up
         std::uint64_t n = r.u64();
         for (std::uint64_t i = 0; i < n && !r.failed(); ++i) {
             std::string key = r.str();
             Timestamp t0 = r.i64();
+            if (keep && !keep(key))
+                continue; // another instance's key group
             const std::uint64_t h = Table::hashOf(key);
             auto [idx, ok] = m_keys.tryEmplace(key, h, t0);
             if (!ok)

@@ -14,6 +14,7 @@
 // Sliding windows put a record into each of its size/slide windows (no pane sharing): simple
 // and exact for every aggregate; the cost grows with size/slide, which validation bounds.
 
+#include "checkpoint/keyed_state.hpp"
 #include "operators/keys/expiry_queue.hpp"
 #include "operators/keys/row_table.hpp"
 #include "operators/keys/time_key.hpp"
@@ -22,8 +23,10 @@
 
 #include <cstddef>
 #include <cstring>
+#include <map>
 #include <numeric>
 #include <optional>
+#include <stdexcept>
 #include <type_traits>
 
 namespace tideline::window {
@@ -47,7 +50,7 @@ struct Pane
     std::int64_t spilled = 0; ///< entries of this pane on disk (settings.state "rocksdb")
 };
 
-class AlignedWindow final : public WindowOperatorBase
+class AlignedWindow final : public WindowOperatorBase, public checkpoint::KeyedState
 {
 public:
     AlignedWindow(const OperatorContext &ctx, WindowConfig cfg)
@@ -172,7 +175,51 @@ public:
                                   });
     }
 
-    void restoreState(StateReader &r) override
+    void snapshotMerged(const std::vector<const Operator *> &instances,
+                        StateWriter &w) const override
+    {
+        // snapshotState()'s format for one instance holding every key: every pane any instance
+        // has (by start; all instances agree on a pane's end and, being at the same
+        // watermark, on whether it fired), each with all instances' entries. Only the order
+        // of entries inside a pane differs from a single instance's (there: the order keys
+        // arrived, which no instance knows; here: instance after instance), and the window
+        // never looks at that order: a firing sorts by key, a late update names its own key.
+        std::map<Timestamp, std::vector<const Pane *>> panes;
+        for (const Operator *op : instances) {
+            const auto *a = dynamic_cast<const AlignedWindow *>(op);
+            if (a == nullptr)
+                throw std::logic_error("window: asked to merge another operator's state");
+            // (settings.state "rocksdb" runs with parallelism 1: instances never spill.)
+            if (a->m_spill.entriesSpilled() != 0)
+                throw std::runtime_error("window entries spilled to RocksDB cannot be merged "
+                                         "across parallel instances");
+            for (const auto &[start, p] : a->m_panes)
+                panes[start].push_back(&p);
+        }
+        writeHeader(w);
+        w.u64(panes.size());
+        for (const auto &[start, parts] : panes) {
+            std::uint64_t entries = 0;
+            bool fired = false;
+            for (const Pane *p : parts) {
+                entries += p->table.size();
+                fired = fired || p->fired;
+            }
+            w.i64(start);
+            w.i64(parts.front()->end);
+            w.u8(fired ? 1 : 0);
+            w.u64(entries);
+            EntryBatch batch(*this, w);
+            for (const Pane *p : parts)
+                for (std::uint32_t i = 0; i < p->table.size(); ++i)
+                    batch.entry(p->table.key(i), p->table.acc(i));
+        }
+        w.u8(0); // no spilled entries
+    }
+
+    void restoreState(StateReader &r) override { restoreKeyed(r, {}, true); }
+
+    void restoreKeyed(StateReader &r, const checkpoint::KeepKey &keep, bool) override
     {
         m_panes.clear();
         m_timers.clear();
@@ -185,6 +232,7 @@ public:
                                 "(type, size, key or aggregates changed) or is corrupt");
         const std::uint64_t panes = r.u64();
         std::string scratch;
+        std::vector<AggState> skipped(m_aggs.size()); // another instance's accumulators
         for (std::uint64_t n = 0; n < panes && !r.failed(); ++n) {
             const Timestamp start = r.i64();
             const Timestamp end = r.i64();
@@ -196,11 +244,16 @@ public:
             p.end = end;
             p.fired = fired;
             // A corrupt count must not reserve gigabytes: an entry takes at least a byte (its
-            // key's length), and the reader fails at the real end.
-            p.table.reset(std::min<std::uint64_t>({entries, r.remaining(), 1u << 24}),
+            // key's length), and the reader fails at the real end. An instance that keeps a
+            // share of the keys lets its table grow instead of reserving for all of them.
+            p.table.reset(keep ? 16 : std::min<std::uint64_t>({entries, r.remaining(), 1u << 24}),
                           m_aggs.size());
             for (std::uint64_t e = 0; e < entries && !r.failed(); ++e) {
                 const std::string_view key = readKey(r, scratch);
+                if (keep && !keep(key)) {
+                    readAccs(r, skipped.data());
+                    continue;
+                }
                 bool created = false;
                 const std::uint32_t idx = p.table.findOrInsert(key, hashBytes(key), created);
                 readAccs(r, p.table.acc(idx));
@@ -215,6 +268,10 @@ public:
                 break;
             const Timestamp start = r.i64();
             const std::string_view key = readKey(r, scratch);
+            if (keep && !keep(key)) {
+                readAccs(r, skipped.data());
+                continue;
+            }
             Pane *p = m_panes.find(start);
             if (r.failed() || p == nullptr)
                 throw ConfigError("node `" + m_nodeId
@@ -230,6 +287,16 @@ public:
         if (r.failed())
             throw ConfigError("node `" + m_nodeId
                               + "`: the checkpointed window state is cut short");
+        if (keep) {
+            // A pane none of this instance's keys is in: the instance would not have it (a
+            // record of its keys creates it again, fired as the watermark says).
+            std::vector<Timestamp> empty;
+            for (const auto &[start, p] : m_panes)
+                if (p.table.size() == 0 && p.spilled == 0)
+                    empty.push_back(start);
+            for (Timestamp start : empty)
+                m_panes.erase(start);
+        }
         if (m_state.store)
             maybeEvict();
         for (const auto &[start, p] : m_panes)

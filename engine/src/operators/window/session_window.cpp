@@ -17,6 +17,7 @@
 // with allowed lateness) emits the merged window as an "update" - right away when the merged
 // window is still due, otherwise when the watermark reaches its new end.
 
+#include "checkpoint/keyed_state.hpp"
 #include "operators/keys/expiry_queue.hpp"
 #include "operators/keys/key_table.hpp"
 #include "operators/window/session_state.hpp"
@@ -30,7 +31,7 @@ namespace tideline::window {
 
 namespace {
 
-class SessionWindow final : public WindowOperatorBase
+class SessionWindow final : public WindowOperatorBase, public checkpoint::KeyedState
 {
 public:
     using WindowOperatorBase::WindowOperatorBase;
@@ -190,27 +191,8 @@ public:
         }
         w.reserve(bound);
         w.u64(used);
-        char b[3 * kMaxVarint + 1];
         EntryBatch batch(*this, w);
-        for (const KeySlot &k : m_slots) {
-            if (!k.used || k.spilled)
-                continue;
-            // Key, number of sessions; per session: start, length (wrapping arithmetic: never
-            // overflows), flags, accumulators (an "entry" with an empty key).
-            const std::size_t keyBytes = putUvar(b, k.key.size());
-            batch.raw(b, keyBytes);
-            if (k.key.size() <= (16u << 10)) {
-                batch.raw(k.key.data(), k.key.size());
-            } else {
-                batch.flush();
-                w.bytes(k.key.data(), k.key.size());
-            }
-            batch.raw(b, putUvar(b, k.sessions.size()));
-            for (const Session &s : k.sessions) {
-                batch.raw(b, putSessionHead(b, s));
-                batch.accs(s.acc.data());
-            }
-        }
+        writeSlots(batch, w);
         batch.flush();
         // Then the spilled keys: (1, key, sessions as above)... 0.
         keys::deferSpilledEntries(w, m_state.store, m_spill.entriesSpilled() != 0,
@@ -223,12 +205,44 @@ public:
                                   });
     }
 
+    void snapshotMerged(const std::vector<const Operator *> &instances,
+                        StateWriter &w) const override
+    {
+        // snapshotState()'s format for one instance holding every key: the keys of every
+        // instance, instance after instance. Only the order of keys differs from a single
+        // instance's (its slot order), and the window never looks at that order: a restore
+        // schedules every session anew and a firing sorts by (end, start, key).
+        std::vector<const SessionWindow *> parts;
+        std::uint64_t used = 0;
+        for (const Operator *op : instances) {
+            const auto *sw = dynamic_cast<const SessionWindow *>(op);
+            if (sw == nullptr)
+                throw std::logic_error("window: asked to merge another operator's state");
+            // (settings.state "rocksdb" runs with parallelism 1: instances never spill.)
+            if (sw->m_spill.entriesSpilled() != 0)
+                throw std::runtime_error("sessions spilled to RocksDB cannot be merged across "
+                                         "parallel instances");
+            for (const KeySlot &k : sw->m_slots)
+                used += k.used && !k.spilled ? 1 : 0;
+            parts.push_back(sw);
+        }
+        writeHeader(w);
+        w.u64(used);
+        EntryBatch batch(*this, w);
+        for (const SessionWindow *sw : parts)
+            sw->writeSlots(batch, w);
+        batch.flush();
+        w.u8(0); // no spilled keys
+    }
+
     state::SpillStats spillStats() const override
     {
         return m_spill.stats(m_sessionCount - m_spilledSessions);
     }
 
-    void restoreState(StateReader &r) override
+    void restoreState(StateReader &r) override { restoreKeyed(r, {}, true); }
+
+    void restoreKeyed(StateReader &r, const checkpoint::KeepKey &keep, bool) override
     {
         m_slots.clear();
         m_index.clear();
@@ -244,7 +258,12 @@ public:
         const std::uint64_t keys = r.u64();
         std::string scratch;
         for (std::uint64_t k = 0; k < keys && !r.failed(); ++k) {
-            readSessions(r, restoredSlot(readKey(r, scratch)), v1, true);
+            const std::string_view key = readKey(r, scratch);
+            if (keep && !keep(key)) {
+                skipSessions(r, v1); // another instance's key group
+                continue;
+            }
+            readSessions(r, restoredSlot(key), v1, true);
             if (m_spill.tick())
                 maybeEvict(); // a state larger than the budget goes to disk as it loads
         }
@@ -252,7 +271,12 @@ public:
         while (!v1 && !r.failed() && !r.atEnd()) {
             if (r.u8() == 0)
                 break;
-            readSessions(r, restoredSlot(readKey(r, scratch)), false, true);
+            const std::string_view key = readKey(r, scratch);
+            if (keep && !keep(key)) {
+                skipSessions(r, false);
+                continue;
+            }
+            readSessions(r, restoredSlot(key), false, true);
             if (m_spill.tick())
                 maybeEvict();
         }
@@ -286,6 +310,50 @@ private:
         for (const Session &s : k.sessions) {
             out.append(b, putSessionHead(b, s));
             out.append(m_accScratch.data(), m_aggs.saveCompact(m_accScratch.data(), s.acc.data()));
+        }
+    }
+
+    /// This instance's keys as snapshotState() writes them (memory only; spilled keys
+    /// follow separately): key, number of sessions; per session start, length (wrapping
+    /// arithmetic: never overflows), flags, accumulators (an "entry" with an empty key).
+    /// `batch` may be another instance's (snapshotMerged).
+    void writeSlots(EntryBatch &batch, StateWriter &w) const
+    {
+        char b[3 * kMaxVarint + 1];
+        for (const KeySlot &k : m_slots) {
+            if (!k.used || k.spilled)
+                continue;
+            const std::size_t keyBytes = putUvar(b, k.key.size());
+            batch.raw(b, keyBytes);
+            if (k.key.size() <= (16u << 10)) {
+                batch.raw(k.key.data(), k.key.size());
+            } else {
+                batch.flush();
+                w.bytes(k.key.data(), k.key.size());
+            }
+            batch.raw(b, putUvar(b, k.sessions.size()));
+            for (const Session &s : k.sessions) {
+                batch.raw(b, putSessionHead(b, s));
+                batch.accs(s.acc.data());
+            }
+        }
+    }
+
+    /// Reads past a key's sessions (restoreKeyed: a key of another instance).
+    void skipSessions(StateReader &r, bool v1)
+    {
+        std::vector<AggState> acc(m_aggs.size());
+        const std::uint64_t n = v1 ? r.u64() : r.uvar();
+        for (std::uint64_t i = 0; i < n && !r.failed(); ++i) {
+            if (v1) {
+                (void)r.i64();
+                (void)r.i64();
+            } else {
+                (void)r.svar();
+                (void)r.uvar();
+            }
+            (void)r.u8();
+            readAccs(r, acc.data());
         }
     }
 

@@ -1,0 +1,146 @@
+// Issue 22 (label `slow`): a parallel checkpointed run killed with SIGKILL recovers exactly.
+// tideline-run --parallelism 2 runs the stress pipeline beside this file (dedup, tumbling with
+// allowed lateness, sliding over its results, sessions; paced so that kills land mid-run)
+// with checkpoints every 300 ms into RocksDB, is killed at random points and restarted (at
+// parallelism 2, or 1 or 3 every third restart: a checkpoint restores at any parallelism)
+// until it finishes. Its exactly-once sink.file outputs must be byte-identical to an
+// uninterrupted run's at parallelism 1, and the kills must have landed after checkpoints.
+
+#include "test_support.hpp"
+
+#include <QProcess>
+#include <QRandomGenerator>
+#include <QtTest>
+
+#include <map>
+
+namespace fs = std::filesystem;
+using tideline::testing::completeIds;
+
+namespace {
+
+std::string pipeline()
+{
+    std::string json
+        = tideline::testing::readFile(TIDELINE_SOURCE_DIR "/tests/parallel/pipelines/stress.json");
+    const std::string format = "\"format\": \"tideline/1\",";
+    const std::string gen = "\"count\": 200000,";
+    const auto f = json.find(format);
+    const auto g = json.find(gen);
+    if (f == std::string::npos || g == std::string::npos)
+        qFatal("stress.json changed: no format or count line");
+    // Paced: ~4 s a run, so that the kills below land mid-stream.
+    json.insert(g + gen.size(), " \"pace\": {\"records_per_s\": 50000},");
+    json.insert(f + format.size(),
+                R"( "settings": {"checkpoint": {"interval_ms": 300, "dir": "checkpoints"}},)");
+    return json;
+}
+
+std::map<std::string, std::string> outputs(const std::string &dir)
+{
+    std::map<std::string, std::string> files;
+    std::error_code ec;
+    for (auto &e : fs::recursive_directory_iterator(dir + "/out", ec)) {
+        const std::string name = e.path().filename().string();
+        if (e.is_regular_file() && name.find(".pending-") == std::string::npos)
+            files[fs::relative(e.path(), dir).string()] = tideline::testing::readFile(e.path());
+    }
+    return files;
+}
+
+struct Proc
+{
+    bool finished = false;
+    int exitCode = -1;
+    QString err;
+};
+
+/// Runs tideline-run at parallelism `n` in `dir`; kills it (SIGKILL) after `killAfterMs`
+/// unless it finished first (<= 0: never).
+Proc run(const std::string &dir, int n, int killAfterMs)
+{
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove("TIDELINE_CRASH_AT");
+    env.remove("TIDELINE_CHECKPOINT_SYNC");
+    p.setProcessEnvironment(env);
+    p.setWorkingDirectory(QString::fromStdString(dir));
+    p.start(TIDELINE_RUN_EXE,
+            {"--parallelism", QString::number(n), QString::fromStdString(dir + "/pipeline.json")});
+    if (!p.waitForStarted(10000))
+        qFatal("cannot start %s", TIDELINE_RUN_EXE);
+    Proc r;
+    if (killAfterMs <= 0 || p.waitForFinished(killAfterMs)) {
+        if (killAfterMs <= 0)
+            p.waitForFinished(180000);
+        r.finished = p.exitStatus() == QProcess::NormalExit;
+        r.exitCode = p.exitCode();
+    } else {
+        p.kill(); // SIGKILL
+        p.waitForFinished(10000);
+    }
+    r.err = QString::fromUtf8(p.readAllStandardError());
+    return r;
+}
+
+} // namespace
+
+class TestParallelCheckpointKill : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void killedParallelRunRecoversExactly()
+    {
+        std::map<std::string, std::string> reference;
+        {
+            tideline::testing::TempDir ref;
+            tideline::testing::writeFile(ref.file("pipeline.json"), pipeline());
+            Proc r = run(ref.path.string(), 1, 0);
+            QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.err));
+            reference = outputs(ref.path.string());
+            QCOMPARE(reference.size(), std::size_t(7));
+        }
+
+        const quint32 seed = QRandomGenerator::global()->generate();
+        QRandomGenerator rng(seed);
+        qInfo("kill delays seed %u", seed);
+        tideline::testing::TempDir w;
+        const std::string dir = w.path.string();
+        tideline::testing::writeFile(dir + "/pipeline.json", pipeline());
+        int kills = 0, afterCheckpoint = 0, restarts = 0;
+        bool parallelSeen = false;
+        while (kills < 8) {
+            // Every third restart at another parallelism: 2, 2, 1, 2, 2, 3, ...
+            const int n = restarts % 3 != 2 ? 2 : (restarts % 6 == 2 ? 1 : 3);
+            ++restarts;
+            Proc r = run(dir, n, static_cast<int>(rng.bounded(500, 1500)));
+            parallelSeen = parallelSeen || r.err.contains("run as 2 instances each");
+            QVERIFY2(!r.err.contains("runs single-threaded"), qPrintable(r.err));
+            if (r.finished) {
+                QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+                break;
+            }
+            ++kills;
+            afterCheckpoint += !completeIds(dir + "/checkpoints").empty();
+        }
+        Proc last = run(dir, 2, 0);
+        QVERIFY2(last.finished && last.exitCode == 0, qPrintable(last.err));
+        qInfo("%d kills (%d after a complete checkpoint)", kills, afterCheckpoint);
+        QVERIFY2(parallelSeen, "the runs did not run in parallel");
+        QVERIFY2(kills >= 4 && afterCheckpoint >= 3, "too few kills landed mid-run");
+        const auto got = outputs(dir);
+        QCOMPARE(got.size(), reference.size());
+        for (const auto &[path, content] : reference) {
+            QVERIFY2(got.count(path), path.c_str());
+            QVERIFY2(got.at(path) == content,
+                     qPrintable(QString("%1 differs from the uninterrupted run (%2 bytes, "
+                                        "expected %3)")
+                                    .arg(QString::fromStdString(path))
+                                    .arg(got.at(path).size())
+                                    .arg(content.size())));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestParallelCheckpointKill)
+#include "test_parallel_checkpoint_kill.moc"
