@@ -10,8 +10,9 @@
 //   windowsFor). A record no window accepts goes to `late`.
 // - Sessions are closed intervals [first, last], written with window_end = last. A record
 //   merges every session of its key with end >= t - gap and start <= t + gap; it is dropped when
-//   the merged session's end < stream time - gap - grace. Merged-away sessions are not written
-//   (Kafka Streams forwards a tombstone for each; docs/reference/semantics.md).
+//   the merged session's end < stream time - gap - grace. Under "updates" each session merged
+//   away is retracted first ("emit": "retract", aggregates null), as Kafka Streams forwards a
+//   tombstone for it (docs/reference/semantics.md).
 // - SlidingWindows ("sliding" without slide_ms, size_ms = the time difference): windows are
 //   aligned to records, both ends inclusive: [t - size, t] for each record time t, and
 //   [t + 1, t + 1 + size] for a record time t when some record falls into it. A record updates
@@ -136,9 +137,15 @@ private:
         merged.start = start;
         merged.end = end;
         merged.cell.acc.resize(m_aggs.size());
+        // KStreamSessionWindowAggregate removes every session it merged and forwards a
+        // tombstone for each, unless the merged window is the record's own [t, t]; "updates"
+        // writes those as retraction rows, before the merged session's row.
+        const bool replaced = start != t || end != t;
         for (auto it = list.begin(); it != list.end();) {
             if (it->end >= lo && it->start <= hi) {
                 m_aggs.merge(merged.cell.acc.data(), it->cell.acc.data());
+                if (replaced && !m_onClose)
+                    emitRetraction(it->start, it->end, m_keyBuf, out);
                 it = list.erase(it);
             } else {
                 ++it;

@@ -48,6 +48,26 @@ void ModeWindowBase::fold(ModeCell &c, const Record &rec)
     c.dirty = true;
 }
 
+void ModeWindowBase::emitRetraction(Timestamp start,
+                                    Timestamp end,
+                                    std::string_view key,
+                                    Output &out)
+{
+    Record r;
+    r.reserve(m_cfg.key.size() + m_aggs.size() + 3, 48 + key.size());
+    m_codec.writeTo(key, r);
+    r.append(StaticPath(kWindowStart), Value::integer(start));
+    r.append(StaticPath(kWindowEnd), Value::integer(end));
+    for (const AggSpec &a : m_cfg.aggregates)
+        r.set(std::string_view(a.as), Value::null());
+    r.append(StaticPath(kEmit), Value::staticString("retract"));
+    r.time = satSub(end, 1); // as the rows of the session it retracts
+    // The ledger: a window's records_out are its final and update rows; a retraction is part
+    // of the changelog of updates.
+    out.account(observe::Fate::WindowUpdate);
+    out.emit(0, std::move(r));
+}
+
 void ModeWindowBase::emitRows(std::vector<Row> &rows, Output &out)
 {
     if (rows.empty())

@@ -119,6 +119,9 @@ protected:
     };
 
     void fold(ModeCell &c, const Record &rec);
+    /// A retraction row (Kafka Streams' tombstone for a session merged away): the key fields,
+    /// window_start and window_end of the session, every aggregate null, "emit": "retract".
+    void emitRetraction(Timestamp start, Timestamp end, std::string_view key, Output &out);
     /// Emits `rows` ordered by (end, start, key value).
     void emitRows(std::vector<Row> &rows, Output &out);
 
