@@ -14,6 +14,7 @@
 #include "test_support.hpp"
 
 #include <tideline/engine/job.hpp>
+#include <tideline/engine/validate.hpp>
 
 #include <QtTest>
 
@@ -261,6 +262,26 @@ private slots:
     void kafkaOnClose()
     {
         check({"kafka on_close", kafkaSettings("on_close")}, {1, 500, 1319, 2600});
+    }
+
+    // settings.checkpoint validates in both modes; "rocksdb" is refused with the nodes named.
+    void validation()
+    {
+        for (Json settings : {sparkSettings("append", false), kafkaSettings("updates")}) {
+            settings["checkpoint"] = {{"interval_ms", 1000}, {"dir", "checkpoints"}};
+            Json p = Json::parse(pipeline({"v", settings}));
+            LoadResult ok = loadSpec(p.dump());
+            QVERIFY2(ok.ok(), testing::diagnosticsText(ok.diagnostics).c_str());
+            p["settings"]["state"] = "rocksdb";
+            LoadResult bad = loadSpec(p.dump());
+            QVERIFY(!bad.ok());
+            const std::string text = testing::diagnosticsText(bad.diagnostics);
+            QVERIFY2(text.find("settings.state") != std::string::npos
+                         && text.find("`tum` (window)") != std::string::npos
+                         && text.find("`dd` (dedup)") != std::string::npos
+                         && text.find("remove settings.state") != std::string::npos,
+                     text.c_str());
+        }
     }
 
     // A savepoint of one mode does not restore into another: the state is that engine's.
