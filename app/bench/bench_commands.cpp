@@ -88,6 +88,8 @@ int runRepeated(const Options &o,
 {
     for (int r = 0; r < o.repeat; ++r) {
         PipelineSpec spec = build();
+        if (!o.semantics.empty()) // as tideline-run --semantics: the mode for this run
+            spec.settings["semantics"] = o.semantics;
         JobOptions jo;
         jo.parallelism = o.parallelism;
         if (o.lineage > 0) { // what tracing costs: every record's path kept, up to N records
@@ -100,7 +102,8 @@ int runRepeated(const Options &o,
             std::fprintf(stderr, "tideline-bench %s: %s\n", name.c_str(), m.failure.c_str());
             return 1;
         }
-        print(name, description, m, extraJson);
+        print(name, o.semantics.empty() ? description : description + "; semantics " + o.semantics,
+              m, extraJson);
         if (r + 1 < o.repeat)
             std::printf("\n");
     }
@@ -437,7 +440,12 @@ std::string parseOptions(int argc, char **argv, int first, Options &out)
             err = needInt(out.checkpointMs, 1);
         else if (a == "--lineage")
             err = needInt(out.lineage, 1);
-        else
+        else if (a == "--semantics") {
+            if (std::string_view(v) != "flink" && std::string_view(v) != "spark"
+                && std::string_view(v) != "kafka-streams")
+                return a + ": expected flink, spark or kafka-streams, got `" + v + "`";
+            out.semantics = v;
+        } else
             return "unknown option " + a;
         if (!err.empty())
             return err;

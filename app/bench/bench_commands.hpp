@@ -25,6 +25,7 @@ struct Options
     std::string conninfo;             ///< postgres: the server to write to
     std::int64_t checkpointMs = 1000; ///< postgres: checkpoint interval of the exactly_once run
     std::int64_t lineage = 0;         ///< --lineage N: lineage on, N records kept (0: off)
+    std::string semantics; ///< --semantics NAME: settings.semantics of every run ("" = the file's)
 };
 
 /// Parses argv[first..]; returns "" or a message.

@@ -58,6 +58,8 @@ Common options:
   --parallelism N    run keyed stages as N instances on N threads (default 1)
   --lineage N        with lineage on (JobOptions::lineage, as tideline-run --explain), keeping
                      the newest N input records traceable (what tracing costs; docs/lineage.md)
+  --semantics NAME   settings.semantics of the measured pipeline: flink (the file's default),
+                     spark or kafka-streams (docs/reference/semantics.md)
   --help
 
 Figures: events_per_s = events / wall seconds of the run loop; cpu_s = user + sys CPU of the

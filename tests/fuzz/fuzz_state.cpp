@@ -3,7 +3,8 @@
 // - 0: the manifest (parseManifest): a clear error or a manifest, never a throw;
 // - 1: StateReader::record: a record written back by StateWriter reads back the same;
 // - 2+: an operator's restoreState() (watermark, windows, dedup, join, top, window_join, the
-//   generator): a corrupted or truncated blob is either read (then a snapshot of the restored
+//   generator, and the Spark / Kafka Streams modes' watermark, windows and dedup, with Spark's
+//   clock): a corrupted or truncated blob is either read (then a snapshot of the restored
 //   state restores to the same snapshot) or reported (an exception with a message, or the
 //   reader's failed()), as the checkpoint coordinator expects; never a crash, an overflow or
 //   an out-of-memory from a length it trusted. The keyed operators (windows, dedup:
@@ -16,6 +17,8 @@
 #include "checkpoint/manifest.hpp"
 #include "fuzz_common.hpp"
 #include "operators/operators.hpp"
+#include "semantics/semantics.hpp"
+#include "semantics/spark_clock.hpp"
 
 #include <tideline/engine/catalog.hpp>
 #include <tideline/engine/state_io.hpp>
@@ -30,10 +33,15 @@ using namespace tideline;
 
 namespace {
 
+/// settings.semantics of a config (the mode operators' state; appended so that the picks of
+/// the older seeds keep their configs).
+enum class Mode { Flink, SparkAppend, SparkUpdate, KafkaUpdates, KafkaOnClose };
+
 struct Config
 {
     const char *kind;
     const char *params;
+    Mode mode = Mode::Flink;
 };
 
 const Config kConfigs[] = {
@@ -52,7 +60,44 @@ const Config kConfigs[] = {
     {"top", R"({"field":"v"})"},
     {"window_join", R"({"size_ms":1000,"left_key":["k"],"right_key":["k"]})"},
     {"source.generator", R"({"count":100,"partitions":3})"},
+    {"window", R"({"type":"sliding","size_ms":1000,"slide_ms":250,"key":["k"],
+       "aggregates":[{"op":"count"},{"op":"sum","field":"v"}]})",
+     Mode::SparkUpdate},
+    {"window", R"({"type":"session","gap_ms":100,"key":["k"],"aggregates":[{"op":"count"}]})",
+     Mode::SparkAppend},
+    {"window", R"({"type":"session","gap_ms":100,"key":["k"],"allowed_lateness_ms":5,
+       "aggregates":[{"op":"min","field":"v"}]})",
+     Mode::KafkaOnClose},
+    {"window", R"({"type":"sliding","size_ms":100,"key":["k"],"aggregates":[{"op":"avg",
+       "field":"v"}]})",
+     Mode::KafkaUpdates},
+    {"window", R"({"type":"tumbling","size_ms":1000,"aggregates":[{"op":"count"}]})",
+     Mode::KafkaOnClose},
+    {"dedup", R"({"key":["id"],"within_ms":1000})", Mode::KafkaUpdates},
+    {"dedup", R"({"key":["id"],"within_ms":1000})", Mode::SparkAppend},
+    {"watermark", R"({"time_field":"t","max_out_of_orderness_ms":10})", Mode::SparkAppend},
 };
+
+/// The mode's semantics for the operator (a fresh Spark clock each time: the watermark node
+/// registers as its input), or null for Flink.
+const semantics::JobSemantics *semanticsOf(Mode mode)
+{
+    static semantics::JobSemantics s;
+    static std::unique_ptr<semantics::SparkClock> clock;
+    if (mode == Mode::Flink)
+        return nullptr;
+    s = semantics::JobSemantics{};
+    const bool spark = mode == Mode::SparkAppend || mode == Mode::SparkUpdate;
+    s.engine = spark ? semantics::Engine::Spark : semantics::Engine::KafkaStreams;
+    s.spark.updateMode = mode == Mode::SparkUpdate;
+    s.kafka.onClose = mode == Mode::KafkaOnClose;
+    s.upstreamDelay["n"] = 10;
+    if (spark) {
+        clock = std::make_unique<semantics::SparkClock>(7, "", false);
+        s.sparkClock = clock.get();
+    }
+    return &s;
+}
 
 std::unique_ptr<Operator> make(const Config &c, NodeSpec &spec)
 {
@@ -65,6 +110,7 @@ std::unique_ptr<Operator> make(const Config &c, NodeSpec &spec)
     if (!kind || !impl)
         return nullptr;
     OperatorContext ctx{spec, *kind, "/nonexistent", clock, 3, nullptr};
+    ctx.semantics = semanticsOf(c.mode);
     return impl->make(ctx);
 }
 

@@ -227,16 +227,33 @@ void checkSemanticsGraph(const PipelineSpec &spec, std::vector<Diagnostic> &out)
     const std::string mode = engineName(e);
     const auto Err = Diagnostic::Severity::Error;
     const auto Warn = Diagnostic::Severity::Warning;
+    // Checkpoints and savepoints work in every mode (the mode windows and dedups write their
+    // state, the watermark nodes Spark's clock); spilling to RocksDB is Flink mode's only. A
+    // mode join keeps no checkpointable state yet: a checkpoint would restore it empty.
     if (spec.settings.contains("checkpoint"))
-        fileError(out, "settings.checkpoint",
-                  "checkpoints are not available under semantics \"" + mode
-                      + "\" (its operators keep no checkpointable state); remove "
-                        "settings.checkpoint or run with semantics \"flink\"");
-    if (stringAt(spec.settings, "state") == "rocksdb")
+        for (std::size_t i = 0; i < spec.nodes.size(); ++i)
+            if (spec.nodes[i].kind == "join")
+                nodeProblem(out, spec, i, "",
+                            "settings.checkpoint: under semantics \"" + mode
+                                + "\" a join's state is not checkpointed yet (a restore would "
+                                  "start it empty); remove settings.checkpoint or run with "
+                                  "semantics \"flink\"",
+                            Diagnostic::Severity::Error);
+    if (stringAt(spec.settings, "state") == "rocksdb") {
+        std::string nodes;
+        for (const NodeSpec &n : spec.nodes)
+            if (n.kind == "window" || n.kind == "dedup")
+                nodes += (nodes.empty() ? "`" : ", `") + n.id + "` (" + n.kind + ")";
         fileError(out, "settings.state",
-                  "\"rocksdb\" is not available under semantics \"" + mode
-                      + "\" (its state is kept in memory); remove it or run with semantics "
-                        "\"flink\"");
+                  "\"rocksdb\" is not available under semantics \"" + mode + "\": "
+                      + (nodes.empty()
+                             ? std::string("its operators")
+                             : "node"
+                                   + std::string(nodes.find(',') == std::string::npos ? " " : "s ")
+                                   + nodes)
+                      + " keep their state in memory in this mode; remove settings.state (or "
+                        "set it to \"memory\") or run with semantics \"flink\"");
+    }
     const bool sparkUpdate = e == Engine::Spark && spec.settings.contains("spark")
                              && stringAt(spec.settings["spark"], "output_mode") == "update";
     for (std::size_t i = 0; i < spec.nodes.size(); ++i) {

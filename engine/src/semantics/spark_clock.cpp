@@ -108,4 +108,45 @@ Timestamp SparkClock::endBatch()
     return m_global;
 }
 
+void SparkClock::save(StateWriter &w) const
+{
+    w.u64(m_inputs.size());
+    for (const Input &in : m_inputs) {
+        w.i64(in.delay);
+        w.i64(in.maxTs);
+        w.i64(in.w);
+    }
+    w.i64(m_global);
+    w.i64(m_inBatch);
+    w.i64(m_batches);
+    w.u8(m_haveLast ? 1 : 0);
+    w.str(m_lastValue);
+}
+
+bool SparkClock::restore(StateReader &r)
+{
+    if (r.u64() != m_inputs.size())
+        return false;
+    std::vector<Input> inputs(m_inputs.size());
+    for (Input &in : inputs) {
+        in.delay = r.i64();
+        in.maxTs = r.i64();
+        in.w = r.i64();
+    }
+    const Timestamp global = r.i64();
+    const std::int64_t inBatch = r.i64();
+    const std::int64_t batches = r.i64();
+    const bool haveLast = r.u8() != 0;
+    std::string last = r.str();
+    if (r.failed())
+        return false;
+    m_inputs = std::move(inputs);
+    m_global = global;
+    m_inBatch = inBatch;
+    m_batches = batches;
+    m_haveLast = haveLast;
+    m_lastValue = std::move(last);
+    return true;
+}
+
 } // namespace tideline::semantics

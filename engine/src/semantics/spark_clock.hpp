@@ -13,6 +13,7 @@
 //   new watermark to every watermark node, which fires what it closes).
 
 #include <tideline/engine/record.hpp>
+#include <tideline/engine/state_io.hpp>
 #include <tideline/engine/time.hpp>
 
 #include <cstdint>
@@ -39,7 +40,16 @@ public:
     /// Ends the batch: the watermark the next batch runs with (== before when unchanged).
     Timestamp endBatch();
 
+    /// The clock in a checkpoint (written by each watermark node, mode_watermark.cpp): every
+    /// input's largest time and watermark, the global watermark, the batches ended, the source
+    /// records counted in the open batch and the batch_field value of the last one.
+    void save(StateWriter &w) const;
+    /// What save() wrote. False (nothing changed) when the saved clock had another number of
+    /// inputs (watermark nodes) or is cut short.
+    [[nodiscard]] bool restore(StateReader &r);
+
     Timestamp watermark() const { return m_global; }
+    std::size_t inputCount() const { return m_inputs.size(); }
     std::int64_t batches() const { return m_batches; }
     bool batchHasRecords() const { return m_inBatch > 0; }
 

@@ -4,6 +4,10 @@
 // this node is one of its inputs, and the runtime sends the global watermark out of it at
 // each batch end. Kafka Streams has none (its operators keep stream time). Both still send
 // +inf on when the input ends, so every mode flushes at the end of a bounded input.
+// Checkpoints: under Spark each of these nodes writes the whole global clock (the open batch,
+// every input's largest time, the global watermark), so a restore continues the micro-batches
+// where the savepoint cut them; restoring the same clock from several nodes is idempotent.
+// Kafka Streams' stream time lives in its windows and dedups.
 // A separate operator (not a branch in watermark_node.cpp) so that Flink mode's per-record
 // path is the code it was.
 
@@ -28,6 +32,7 @@ public:
         , m_maxLead(NodeParams(ctx).integer("max_lead_ms"))
         , m_clock(ctx.clock)
         , m_spark(ctx.semantics->sparkClock)
+        , m_nodeId(ctx.spec.id)
     {
         std::string canonical, error;
         if (fieldpath::canonical(m_timeField, canonical, error))
@@ -95,7 +100,29 @@ public:
 
     std::string stateFingerprint() const override
     {
-        return "mode-watermark/" + m_timeField + "/" + std::to_string(m_delay);
+        return std::string("mode-watermark/") + (m_spark ? "spark/" : "kafka-streams/")
+               + m_timeField + "/" + std::to_string(m_delay);
+    }
+
+    void snapshotState(StateWriter &w) const override
+    {
+        w.u8(m_spark ? 1 : 0);
+        if (m_spark)
+            m_spark->save(w);
+    }
+
+    void restoreState(StateReader &r) override
+    {
+        const bool spark = r.u8() != 0;
+        if (!m_spark)
+            return;
+        if (!spark || !m_spark->restore(r))
+            throw ConfigError("node `" + m_nodeId
+                              + "`: the checkpointed Spark clock does not "
+                                "match this pipeline (it had another number of watermark nodes, "
+                                "or is cut short); restore with the same watermark nodes or "
+                                "start over with --reset-state "
+                              + m_nodeId);
     }
 
 private:
@@ -108,6 +135,7 @@ private:
     std::int64_t m_maxLead;
     Clock &m_clock;
     semantics::SparkClock *m_spark;
+    std::string m_nodeId;
     int m_input = 0;
     Timestamp m_maxTs = kMinTime;
     bool m_ended = false;

@@ -13,6 +13,9 @@
 //   end <= W. At the end of a bounded input (W = +inf) both flush what is left.
 // - Sessions: each row opens [t, t + gap); sessions of a key that overlap or touch merge (as
 //   StreamingSessionWindowSuite shows: [30, 40) joins [40, 50)).
+// - State (mode_window.hpp): one task; panes by start, sessions per key with a timer at their
+//   end; a batch's changed rows are listed per pane (update mode), so neither a batch end nor a
+//   watermark advance looks at rows or keys it does not emit or drop.
 
 #include "operators/window/mode_window.hpp"
 #include "semantics/semantics.hpp"
@@ -33,12 +36,14 @@ public:
         : ModeWindowBase(ctx, std::move(cfg))
     {
         m_update = ctx.semantics && ctx.semantics->spark.updateMode;
+        m_trackDirty = m_update;
         m_wm = 0; // Spark's initial global watermark
     }
 
     void processRecord(int, Record &&rec, Output &out) override
     {
         const Timestamp t = rec.time;
+        ModeTask &tk = task(0);
         if (m_cfg.type == WindowType::Session) {
             const Timestamp end = satAdd(t, m_cfg.gap);
             if (end <= m_wm) {
@@ -47,20 +52,21 @@ public:
             }
             m_codec.encode(rec, m_keyBuf);
             out.account(observe::Fate::Windowed);
-            addToSession(t, end, rec);
+            addToSession(tk, t, end, rec);
             return;
         }
         const Timestamp slide = m_cfg.type == WindowType::Tumbling ? m_cfg.size : m_cfg.slide;
-        auto windows = alignedWindowsOf(t, m_cfg.size, slide);
-        std::erase_if(windows, [&](const auto &w) { return w.second <= m_wm; });
-        if (windows.empty()) {
+        alignedWindowsOf(t, m_cfg.size, slide, m_spans);
+        std::erase_if(m_spans, [&](const auto &w) { return w.second <= m_wm; });
+        if (m_spans.empty()) {
             out.emitLate(kDropped, std::move(rec), m_wm);
             return;
         }
         m_codec.encode(rec, m_keyBuf);
         out.account(observe::Fate::Windowed);
-        for (const auto &[start, end] : windows)
-            fold(m_windows[ModeWindowId{end, start, 0}][m_keyBuf], rec);
+        const std::uint64_t h = hashBytes(m_keyBuf);
+        for (const auto &[start, end] : m_spans)
+            foldPane(pane(tk, start, end), h, rec);
     }
 
     void onMicroBatchEnd(Output &out) override
@@ -75,35 +81,53 @@ public:
             m_wm = w;
         if (m_update && m_wm == kMaxTime)
             emitChanged(out); // the last batch's changes, when the input ends inside it
-        // Windows: the map is ordered by end, so closed ones are at the front.
-        while (!m_windows.empty() && m_windows.begin()->first.end <= m_wm) {
-            auto it = m_windows.begin();
+        ModeTask &tk = task(0);
+        // Panes: one size, so by start is by end and the closed ones are at the front.
+        std::size_t closed = 0;
+        for (auto &[start, p] : tk.panes) {
+            if (p.end > m_wm)
+                break;
+            ++closed;
             if (!m_update)
-                for (auto &[key, cell] : it->second)
+                for (std::uint32_t i = 0; i < p.table.size(); ++i)
                     m_rows.push_back(
-                        Row{it->first.start, it->first.end, key, cell.acc.data(), EmitKind::Final});
-            m_done.push_back(std::move(it->second));
-            m_windows.erase(it);
+                        Row{p.start, p.end, p.table.key(i), p.table.acc(i), EmitKind::Final});
         }
-        for (auto &[k, list] : m_sessions) {
-            for (auto &s : list)
-                if (s.end <= m_wm && !m_update)
-                    m_rows.push_back(
-                        Row{s.start, s.end, k.second, s.cell.acc.data(), EmitKind::Final});
+        // Sessions: their timers (at their end) that came due.
+        while (!tk.close.empty() && tk.close.top().at <= m_wm) {
+            const ModeTimer t = tk.close.top().payload;
+            tk.close.pop();
+            if (!live(tk, t))
+                continue;
+            auto &e = tk.keys.entry(t.entry);
+            for (ModeSession &s : e.value.sessions)
+                if (s.start == t.start && s.end == t.end && !s.emitted) {
+                    s.emitted = true; // collected: a second timer for it is stale
+                    m_closedKeys.push_back(t.entry);
+                    if (!m_update)
+                        m_rows.push_back(
+                            Row{s.start, s.end, e.key, s.cell.acc.data(), EmitKind::Final});
+                }
         }
         emitRows(m_rows, out);
-        m_done.clear();
-        for (auto it = m_sessions.begin(); it != m_sessions.end();) {
-            std::erase_if(it->second, [&](const ModeSession &s) { return s.end <= m_wm; });
-            it = it->second.empty() ? m_sessions.erase(it) : std::next(it);
+        for (; closed > 0; --closed)
+            dropFirstPane(tk);
+        for (std::uint32_t k : m_closedKeys) {
+            if (!tk.keys.entry(k).used)
+                continue; // listed twice, already freed
+            std::erase_if(tk.keys.entry(k).value.sessions,
+                          [&](const ModeSession &s) { return s.end <= m_wm; });
+            dropKeyIfEmpty(tk, k);
         }
+        m_closedKeys.clear();
         out.emitWatermark(w);
     }
 
 private:
-    void addToSession(Timestamp start, Timestamp end, const Record &rec)
+    void addToSession(ModeTask &tk, Timestamp start, Timestamp end, const Record &rec)
     {
-        auto &list = m_sessions[{0, m_keyBuf}];
+        const std::uint32_t e = keyEntry(tk);
+        auto &list = tk.keys.entry(e).value.sessions;
         ModeSession merged;
         merged.start = start;
         merged.end = end;
@@ -122,25 +146,33 @@ private:
             }
         }
         fold(merged.cell, rec);
+        tk.close.push(merged.end, ModeTimer{e, tk.gens[e], merged.start, merged.end});
         auto pos = std::lower_bound(list.begin(), list.end(), merged.start,
                                     [](const ModeSession &s, Timestamp v) { return s.start < v; });
         list.insert(pos, std::move(merged));
     }
 
+    void armTimers(ModeTask &tk, std::uint32_t e) override
+    {
+        for (const ModeSession &s : tk.keys.entry(e).value.sessions)
+            tk.close.push(s.end, ModeTimer{e, tk.gens[e], s.start, s.end});
+    }
+
     void emitChanged(Output &out)
     {
-        for (auto &[id, table] : m_windows)
-            for (auto &[key, cell] : table)
-                if (cell.dirty) {
-                    cell.dirty = false;
-                    m_rows.push_back(Row{id.start, id.end, key, cell.acc.data(), EmitKind::Update});
-                }
+        for (auto &[start, p] : task(0).panes) {
+            for (std::uint32_t i : p.changed) {
+                p.dirty[i] = 0;
+                m_rows.push_back(
+                    Row{p.start, p.end, p.table.key(i), p.table.acc(i), EmitKind::Update});
+            }
+            p.changed.clear();
+        }
         emitRows(m_rows, out);
     }
 
     bool m_update = false;
-    std::vector<Row> m_rows;
-    std::vector<Table> m_done; ///< windows being emitted (rows point into them)
+    std::vector<std::uint32_t> m_closedKeys; ///< keys whose sessions the firing collected
 };
 
 } // namespace
