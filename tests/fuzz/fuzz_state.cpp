@@ -3,8 +3,8 @@
 // - 0: the manifest (parseManifest): a clear error or a manifest, never a throw;
 // - 1: StateReader::record: a record written back by StateWriter reads back the same;
 // - 2+: an operator's restoreState() (watermark, windows, dedup, join, top, window_join, the
-//   generator, and the Spark / Kafka Streams modes' watermark, windows and dedup, with Spark's
-//   clock): a corrupted or truncated blob is either read (then a snapshot of the restored
+//   generator, and the Spark / Kafka Streams modes' watermark, windows, dedup and join, with
+//   Spark's clock): a corrupted or truncated blob is either read (then a snapshot of the restored
 //   state restores to the same snapshot) or reported (an exception with a message, or the
 //   reader's failed()), as the checkpoint coordinator expects; never a crash, an overflow or
 //   an out-of-memory from a length it trusted. The keyed operators (windows, dedup:
@@ -76,6 +76,12 @@ const Config kConfigs[] = {
     {"dedup", R"({"key":["id"],"within_ms":1000})", Mode::KafkaUpdates},
     {"dedup", R"({"key":["id"],"within_ms":1000})", Mode::SparkAppend},
     {"watermark", R"({"time_field":"t","max_out_of_orderness_ms":10})", Mode::SparkAppend},
+    {"join", R"({"left_key":["k"],"right_key":["k"],"lower_ms":-10,"upper_ms":10,
+       "type":"left_outer"})",
+     Mode::SparkAppend},
+    {"join", R"({"left_key":["k"],"right_key":["j"],"lower_ms":0,"upper_ms":100,
+       "type":"left_outer"})",
+     Mode::KafkaUpdates},
 };
 
 /// The mode's semantics for the operator (a fresh Spark clock each time: the watermark node

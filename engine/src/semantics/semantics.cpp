@@ -227,22 +227,12 @@ void checkSemanticsGraph(const PipelineSpec &spec, std::vector<Diagnostic> &out)
     const std::string mode = engineName(e);
     const auto Err = Diagnostic::Severity::Error;
     const auto Warn = Diagnostic::Severity::Warning;
-    // Checkpoints and savepoints work in every mode (the mode windows and dedups write their
-    // state, the watermark nodes Spark's clock); spilling to RocksDB is Flink mode's only. A
-    // mode join keeps no checkpointable state yet: a checkpoint would restore it empty.
-    if (spec.settings.contains("checkpoint"))
-        for (std::size_t i = 0; i < spec.nodes.size(); ++i)
-            if (spec.nodes[i].kind == "join")
-                nodeProblem(out, spec, i, "",
-                            "settings.checkpoint: under semantics \"" + mode
-                                + "\" a join's state is not checkpointed yet (a restore would "
-                                  "start it empty); remove settings.checkpoint or run with "
-                                  "semantics \"flink\"",
-                            Diagnostic::Severity::Error);
+    // Checkpoints and savepoints work in every mode (the mode windows, dedups and joins write
+    // their state, the watermark nodes Spark's clock); spilling to RocksDB is Flink mode's only.
     if (stringAt(spec.settings, "state") == "rocksdb") {
         std::string nodes;
         for (const NodeSpec &n : spec.nodes)
-            if (n.kind == "window" || n.kind == "dedup")
+            if (n.kind == "window" || n.kind == "dedup" || n.kind == "join")
                 nodes += (nodes.empty() ? "`" : ", `") + n.id + "` (" + n.kind + ")";
         fileError(out, "settings.state",
                   "\"rocksdb\" is not available under semantics \"" + mode + "\": "

@@ -125,7 +125,47 @@ public:
         out.emitWatermark(w);
     }
 
-    std::string stateFingerprint() const override { return "mode-join/kafka-streams/1"; }
+    std::string stateFingerprint() const override
+    {
+        return "mode-join/kafka-streams/2 " + paramsFingerprint()
+               + " grace=" + std::to_string(m_grace);
+    }
+
+    /// The window stores (the records of both sides), their and the task's stream times, and
+    /// the outer-join store in its order (time, key, arrival).
+    void snapshotState(StateWriter &w) const override
+    {
+        w.i64(m_streamTime);
+        w.i64(m_storeTime[kModeLeft]);
+        w.i64(m_storeTime[kModeRight]);
+        snapshotSides(w);
+        w.u64(m_outer.size());
+        for (const auto &[k, rec] : m_outer) {
+            w.i64(std::get<0>(k));
+            w.str(std::get<1>(k));
+            w.u64(std::get<2>(k));
+            w.record(rec);
+        }
+    }
+
+    void restoreState(StateReader &r) override
+    {
+        m_byTime[kModeLeft].clear();
+        m_byTime[kModeRight].clear();
+        m_outer.clear();
+        m_streamTime = r.i64();
+        m_storeTime[kModeLeft] = r.i64();
+        m_storeTime[kModeRight] = r.i64();
+        const bool ok = restoreSides(r);
+        const std::uint64_t n = ok ? r.u64() : 0;
+        for (std::uint64_t i = 0; i < n && !r.failed(); ++i) {
+            const Timestamp t = r.i64();
+            std::string key = r.str();
+            const std::uint64_t seq = r.u64();
+            r.record(m_outer[OuterKey{t, std::move(key), seq}]);
+        }
+        // A state cut short: the restorer sees r.failed() and refuses it.
+    }
 
 private:
     struct Hit
@@ -142,6 +182,14 @@ private:
     };
     /// The outer-join store's order: time, then key (then arrival).
     using OuterKey = std::tuple<Timestamp, std::string, std::uint64_t>;
+
+    void onRestoredEntry(int side,
+                         const std::string &key,
+                         std::uint64_t seq,
+                         const ModeEntry &e) override
+    {
+        m_byTime[side].emplace(std::make_pair(e.rec.time, seq), key);
+    }
 
     /// The in-memory window store drops what is retention or more behind its largest time.
     void expire(int side, Output &out)

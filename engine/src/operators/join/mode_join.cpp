@@ -1,6 +1,10 @@
 #include "operators/join/mode_join.hpp"
 
+#include "operators/keys/params.hpp"
 #include "operators/params.hpp"
+
+#include <algorithm>
+#include <vector>
 
 namespace tideline::join {
 
@@ -73,6 +77,60 @@ Record ModeJoinBase::remove(int side, const std::string &key, std::uint64_t seq,
         m_state[side].erase(b);
     --m_live;
     return rec;
+}
+
+void ModeJoinBase::snapshotSides(StateWriter &w) const
+{
+    w.u64(m_seq);
+    for (int side : {kModeLeft, kModeRight}) {
+        std::vector<const SideState::value_type *> keys;
+        keys.reserve(m_state[side].size());
+        for (const auto &kv : m_state[side])
+            keys.push_back(&kv);
+        std::sort(keys.begin(), keys.end(),
+                  [](const auto *a, const auto *b) { return a->first < b->first; });
+        w.u64(keys.size());
+        for (const auto *kv : keys) {
+            w.str(kv->first);
+            w.u64(kv->second.size());
+            for (const auto &[seq, e] : kv->second) {
+                w.u64(seq);
+                w.u8(e.matched ? 1 : 0);
+                w.record(e.rec);
+            }
+        }
+    }
+}
+
+bool ModeJoinBase::restoreSides(StateReader &r)
+{
+    m_state[kModeLeft].clear();
+    m_state[kModeRight].clear();
+    m_live = 0;
+    m_seq = r.u64();
+    for (int side : {kModeLeft, kModeRight}) {
+        const std::uint64_t keys = r.u64();
+        for (std::uint64_t k = 0; k < keys && !r.failed(); ++k) {
+            const std::string key = r.str();
+            const std::uint64_t n = r.u64();
+            for (std::uint64_t i = 0; i < n && !r.failed(); ++i) {
+                const std::uint64_t seq = r.u64();
+                ModeEntry &e = m_state[side][key][seq];
+                e.matched = r.u8() != 0;
+                r.record(e.rec);
+                ++m_live;
+                onRestoredEntry(side, key, seq, e);
+            }
+        }
+    }
+    return !r.failed();
+}
+
+std::string ModeJoinBase::paramsFingerprint() const
+{
+    return "left=" + keys::joinList(m_enc[kModeLeft].paths()) + " right="
+           + keys::joinList(m_enc[kModeRight].paths()) + " lower=" + std::to_string(m_p.lower)
+           + " upper=" + std::to_string(m_p.upper) + (m_p.outer ? " left_outer" : " inner");
 }
 
 ModeJoinParams readModeJoinParams(const OperatorContext &ctx)

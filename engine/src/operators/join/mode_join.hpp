@@ -8,7 +8,10 @@
 // over speed: they show what another engine would output for the same records and never run
 // in Flink mode (join.cpp's factory picks them only for the other modes), so the Flink join's
 // flat blocks and spilling are not needed here. State stays in memory (validation rejects
-// settings.state "rocksdb" and checkpoints in these modes).
+// settings.state "rocksdb" in these modes); checkpoints write it canonically: each side's keys
+// in byte order, a key's records in arrival order (snapshotSides / restoreSides), then what
+// the mode keeps besides (its watermark or stream times, Kafka's outer-join store). The
+// expiry orders are not written: they are rebuilt from the records (onRestoredEntry).
 //
 // Accounting (observe/accounting.hpp): every input record gets one fate — JoinMatched or
 // JoinUnmatched when it leaves the state (or at once when it is never stored), NullKey, or
@@ -72,6 +75,18 @@ protected:
     void store(int side, std::uint64_t seq, Record &&rec, bool matched);
     /// Removes an entry, accounting its fate (JoinMatched / JoinUnmatched); returns the record.
     Record remove(int side, const std::string &key, std::uint64_t seq, Output &out);
+
+    /// The buffered records of both sides and the arrival counter, canonically.
+    void snapshotSides(StateWriter &w) const;
+    /// Reads what snapshotSides wrote, calling onRestoredEntry for each record; false when the
+    /// state is cut short.
+    [[nodiscard]] bool restoreSides(StateReader &r);
+    /// A restored record of `side` under `key` (its expiry order is the mode's).
+    virtual void
+    onRestoredEntry(int side, const std::string &key, std::uint64_t seq, const ModeEntry &e)
+        = 0;
+    /// What shapes the state, for stateFingerprint(): keys, bounds, type.
+    std::string paramsFingerprint() const;
 
     ModeJoinParams m_p;
     keys::KeyEncoder m_enc[2];

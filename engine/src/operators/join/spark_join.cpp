@@ -90,9 +90,34 @@ public:
         out.emitWatermark(outputWatermark(w));
     }
 
-    std::string stateFingerprint() const override { return "mode-join/spark/1"; }
+    std::string stateFingerprint() const override
+    {
+        return "mode-join/spark/2 " + paramsFingerprint();
+    }
+
+    void snapshotState(StateWriter &w) const override
+    {
+        w.i64(m_w);
+        snapshotSides(w);
+    }
+
+    void restoreState(StateReader &r) override
+    {
+        m_expiry[kModeLeft].clear();
+        m_expiry[kModeRight].clear();
+        m_w = r.i64();
+        (void)restoreSides(r); // a state cut short: the restorer sees r.failed() and refuses it
+    }
 
 private:
+    void onRestoredEntry(int side,
+                         const std::string &key,
+                         std::uint64_t seq,
+                         const ModeEntry &e) override
+    {
+        m_expiry[side].emplace(std::make_pair(boundOf(side, e.rec.time), seq), key);
+    }
+
     /// The time W must pass for a row to leave: l.t + upper (left), r.t - lower (right).
     Timestamp boundOf(int side, Timestamp t) const
     {
