@@ -4,7 +4,9 @@
 # script run with --parallelism 1, 2 and 4, their sinks written into temp folders by
 # --expect DIR --update-expected; the folders must be byte-identical. The runs' notes say which
 # nodes ran in parallel; the stress pipelines must have run every keyed node in parallel, so
-# this test cannot pass by falling back to one thread.
+# this test cannot pass by falling back to one thread. The file pipelines (file-pipelines/, their
+# inputs written by write_inputs.sh: several chunks each, with malformed, blank, over-long and
+# multi-line CSV lines) and the ordered generator must also have parsed in chunks on the workers.
 # Usage: test_parallel.sh TIDELINE_RUN PIPELINES_DIR
 set -uo pipefail
 run=$1
@@ -14,7 +16,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 parallel_runs=0
-for p in "$pipelines"/*/pipeline.json "$pipelines"/nexmark/*.json "$here"/pipelines/*.json; do
+bash "$here/write_inputs.sh" "$tmp/files"
+cp "$here"/file-pipelines/*.json "$tmp/files/"
+for p in "$pipelines"/*/pipeline.json "$pipelines"/nexmark/*.json "$here"/pipelines/*.json \
+    "$tmp"/files/*.json; do
     case $p in */labs/*) continue ;; esac
     name=$(basename "$(dirname "$p")")-$(basename "$p" .json)
     for n in 1 2 4; do
@@ -39,7 +44,15 @@ for p in "$pipelines"/*/pipeline.json "$pipelines"/nexmark/*.json "$here"/pipeli
     grep -q "instances each" "$tmp/$name/log2" && parallel_runs=$((parallel_runs + 1))
     echo "ok $name ($files output files identical at 1, 2, 4) ${note}"
     case $p in
-    "$here"/pipelines/*)
+    "$tmp"/files/* | */stress-ordered-generator.json)
+        if ! grep -q "parses in chunks on the 4 workers" "$tmp/$name/log4"; then
+            echo "FAIL $name: expected its sources to parse in chunks on the workers"
+            fail=1
+        fi
+        ;;
+    esac
+    case $p in
+    "$here"/pipelines/* | "$tmp"/files/*)
         if ! grep -q "instances each" "$tmp/$name/log4"; then
             echo "FAIL $name: expected its keyed nodes to run in parallel"
             fail=1
@@ -51,6 +64,19 @@ for p in "$pipelines"/*/pipeline.json "$pipelines"/nexmark/*.json "$here"/pipeli
         ;;
     esac
 done
+# The file pipelines' inputs did hold what they are meant to test: errors with their line numbers.
+errs=$tmp/files-jsonl-malformed/n1/errors.jsonl
+for want in '"reason":"record_too_large"' '"raw_base64"' 'events.jsonl:997"' 'events.jsonl:45000"'; do
+    grep -q "$want" "$errs" || { echo "FAIL jsonl-malformed: no $want in errors.jsonl"; fail=1; }
+done
+rows=$tmp/files-csv-multiline/n1/rows.jsonl
+grep -q 'first line\\nsecond, line\\nthird' "$rows" \
+    || { echo "FAIL csv-multiline: the multi-line record is not in rows.jsonl"; fail=1; }
+grep -q 'unclosed quote' "$tmp/files-csv-multiline/n1/errors.jsonl" \
+    || { echo "FAIL csv-multiline: no unclosed-quote error"; fail=1; }
+grep -q 'events.csv:1010"' "$tmp/files-csv-malformed/n1/dead_letter.jsonl" \
+    || { echo "FAIL csv-malformed: no error for line 1010"; fail=1; }
+echo "ok file pipelines' errors name their lines"
 # With checkpoints a run falls back to parallelism 1 (instances' state is not checkpointed
 # across instances yet) and says so; its outputs are still those of parallelism 1.
 ck=$tmp/checkpointed.json

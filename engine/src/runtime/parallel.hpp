@@ -24,6 +24,7 @@
 
 #include "operators/keys/group_key_codec.hpp"
 #include "operators/keys/key_encoder.hpp"
+#include "operators/sources/chunk_runner.hpp"
 
 #include <tideline/engine/operator.hpp>
 
@@ -54,7 +55,9 @@ class Capture;
 class ParallelStage;
 
 /// N worker threads; worker k runs instance k of every parallel stage, tasks in FIFO order.
-class WorkerPool
+/// Sources' chunks (parsing a piece of a file, generating an index range) go to a queue any
+/// worker takes from when its own queue is empty (operators/sources/chunk_runner.hpp).
+class WorkerPool final : public sources::ChunkRunner
 {
 public:
     explicit WorkerPool(int n);
@@ -70,6 +73,11 @@ public:
     /// Blocks until every instance is done with the round (loop thread).
     void wait(const Round &round);
 
+    int threads() const override { return size(); }
+    void submitChunk(sources::ChunkTask &task) override;
+    bool chunkDone(const sources::ChunkTask &task) override;
+    void waitChunk(const sources::ChunkTask &task) override;
+
 private:
     struct Task
     {
@@ -82,6 +90,7 @@ private:
     std::condition_variable m_wake;
     std::condition_variable m_done;
     std::vector<std::deque<Task>> m_queues;
+    std::deque<sources::ChunkTask *> m_chunks; ///< for any worker
     std::vector<std::thread> m_workers;
     bool m_stop = false;
 };

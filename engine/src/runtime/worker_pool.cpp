@@ -1,7 +1,10 @@
 // The worker threads of parallel stages (parallel.hpp): worker k runs instance k of every
 // stage, its tasks in the order they were submitted, so an instance sees its rounds in order.
 // One mutex for the queues and the rounds' pending counts: a round is a few thousand records,
-// so the lock is taken a few times per round, never per record.
+// so the lock is taken a few times per round, never per record. Sources' chunks (chunk_runner.hpp)
+// share the mutex: a chunk is thousands of records too. A worker runs its own queue first (the
+// loop may be waiting for that round, and the stage's instances are only its) and takes a chunk
+// when it has nothing of its own, so parsing fills the time the stages leave free.
 
 #include "runtime/parallel.hpp"
 #include "runtime/parallel_round.hpp"
@@ -50,12 +53,44 @@ void WorkerPool::wait(const Round &round)
     m_done.wait(lock, [&] { return round.pending == 0; });
 }
 
+void WorkerPool::submitChunk(sources::ChunkTask &task)
+{
+    {
+        std::lock_guard lock(m_mutex);
+        task.finished = false;
+        m_chunks.push_back(&task);
+    }
+    m_wake.notify_all();
+}
+
+bool WorkerPool::chunkDone(const sources::ChunkTask &task)
+{
+    std::lock_guard lock(m_mutex);
+    return task.finished;
+}
+
+void WorkerPool::waitChunk(const sources::ChunkTask &task)
+{
+    std::unique_lock lock(m_mutex);
+    m_done.wait(lock, [&] { return task.finished; });
+}
+
 void WorkerPool::work(int k)
 {
     auto &queue = m_queues[static_cast<std::size_t>(k)];
     std::unique_lock lock(m_mutex);
     for (;;) {
-        m_wake.wait(lock, [&] { return m_stop || !queue.empty(); });
+        m_wake.wait(lock, [&] { return m_stop || !queue.empty() || !m_chunks.empty(); });
+        if (queue.empty() && !m_chunks.empty()) {
+            sources::ChunkTask *chunk = m_chunks.front();
+            m_chunks.pop_front();
+            lock.unlock();
+            chunk->run(); // noexcept: failures travel in the chunk
+            lock.lock();
+            chunk->finished = true;
+            m_done.notify_all();
+            continue;
+        }
         if (queue.empty())
             return; // stopping, nothing left
         Task task = queue.front();
