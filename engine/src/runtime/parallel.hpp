@@ -76,7 +76,7 @@ public:
     int threads() const override { return size(); }
     void submitChunk(sources::ChunkTask &task) override;
     bool chunkDone(const sources::ChunkTask &task) override;
-    void waitChunk(const sources::ChunkTask &task) override;
+    void waitChunk(sources::ChunkTask &task) override;
 
 private:
     struct Task
@@ -101,6 +101,10 @@ struct StageConfig
     int node = -1;                 ///< runtime node index (Output, fate rows)
     bool window = false;           ///< window (merge fired results by key) or dedup
     std::vector<std::string> keys; ///< key field paths, canonical
+    /// Free each input record on the worker once its instance ran it, not in the loop thread's
+    /// replay: when the sources make their records on the workers (parallel_source.cpp), the
+    /// buffers then go back to the pool of a thread that allocates records.
+    bool freeOnWorker = false;
     /// Records of other nodes for sinks that also read this stage arrive on inputs 1.. (entry
     /// = input - 1) and are handed back, in order among the stage's outputs, through this.
     std::function<void(int entry, Record &&record)> deliverDeferred;

@@ -175,6 +175,7 @@ Status Runtime::planParallel()
         parallel::StageConfig cfg;
         cfg.node = v;
         cfg.window = node.spec->kind == "window";
+        cfg.freeOnWorker = !parsing.empty();
         cfg.keys = cfg.window ? windowKey(node)
                               : NodeParams(*node.kind, node.spec->params).fieldList("key");
         // Deferred inputs: the edge's records go to the stage (input 1 + entry, slot -1: no

@@ -6,8 +6,11 @@
 // loop may be waiting for that round, and the stage's instances are only its) and takes a chunk
 // when it has nothing of its own, so parsing fills the time the stages leave free.
 
+#include "record/buffer_pool.hpp"
 #include "runtime/parallel.hpp"
 #include "runtime/parallel_round.hpp"
+
+#include <algorithm>
 
 namespace tideline::parallel {
 
@@ -69,14 +72,28 @@ bool WorkerPool::chunkDone(const sources::ChunkTask &task)
     return task.finished;
 }
 
-void WorkerPool::waitChunk(const sources::ChunkTask &task)
+void WorkerPool::waitChunk(sources::ChunkTask &task)
 {
     std::unique_lock lock(m_mutex);
+    if (!task.finished) {
+        // Not started by any worker: the caller runs it (no waiting on a worker's turn).
+        if (auto it = std::find(m_chunks.begin(), m_chunks.end(), &task); it != m_chunks.end()) {
+            m_chunks.erase(it);
+            lock.unlock();
+            task.run();
+            lock.lock();
+            task.finished = true;
+            return;
+        }
+    }
     m_done.wait(lock, [&] { return task.finished; });
 }
 
 void WorkerPool::work(int k)
 {
+    // Chunks make records here, and stage instances free them here (freeOnWorker): room for
+    // a chunk's worth of spare buffers, so that a worker reuses what it freed (record.cpp).
+    setRecordBufferPoolLimit(32768);
     auto &queue = m_queues[static_cast<std::size_t>(k)];
     std::unique_lock lock(m_mutex);
     for (;;) {

@@ -12,9 +12,10 @@
 //
 // [Threading] A ChunkTask is run() by one worker, once per submit; the source (loop thread)
 // touches the chunk only before submit and after the runner said it finished (done / wait,
-// which synchronise through the runner's mutex). run() may read only what the source does
-// not change while chunks are in flight (its configuration, the open file through pread).
-// The source's destructor waits for every chunk it submitted.
+// which synchronise through the runner's mutex; waitChunk may run it on the loop thread itself).
+// run() may read only what the source does not change while chunks are in flight (its
+// configuration, the open file through pread). The source's destructor waits for every chunk it
+// submitted.
 
 #include <cstddef>
 #include <deque>
@@ -44,8 +45,10 @@ public:
     virtual void submitChunk(ChunkTask &task) = 0;
     /// Has run() returned? (loop thread)
     virtual bool chunkDone(const ChunkTask &task) = 0;
-    /// Blocks until run() returned (loop thread).
-    virtual void waitChunk(const ChunkTask &task) = 0;
+    /// Returns once run() returned (loop thread). A task no worker has started yet is taken
+    /// back and run here: the loop never waits for a worker that has not got to it (on a
+    /// loaded machine a worker may not get a core for a while).
+    virtual void waitChunk(ChunkTask &task) = 0;
 
 protected:
     ~ChunkRunner() = default;
@@ -78,7 +81,7 @@ public:
     ChunkQueue &operator=(const ChunkQueue &) = delete;
 
     /// Enough chunks in flight to keep every worker busy while the loop consumes one.
-    std::size_t depth() const { return 3 * static_cast<std::size_t>(m_runner.threads()) + 1; }
+    std::size_t depth() const { return 2 * static_cast<std::size_t>(m_runner.threads()) + 1; }
     bool full() const { return m_inFlight.size() >= depth(); }
     bool empty() const { return m_inFlight.empty(); }
 

@@ -18,7 +18,7 @@ namespace {
 
 /// Bytes per chunk: about 10,000 typical event lines, so that handing a chunk over (a lock, a
 /// wake-up) is noise, while a few chunks in flight stay a few MiB.
-constexpr std::uint64_t kChunkBytes = 1u << 20;
+constexpr std::uint64_t kChunkBytes = 128u << 10;
 /// Read step past a chunk's nominal end (the rest of its last line).
 constexpr std::size_t kStep = 64u << 10;
 /// What is kept of a line over the limit (as LineReader keeps).
@@ -52,7 +52,7 @@ void FileChunk::run() noexcept
     records.clear();
     errors.clear();
     lines = 0;
-    eof = stop = false;
+    stop = false;
     stopOffset = 0;
     readError.clear();
     try {
@@ -114,10 +114,8 @@ void FileChunk::parseRange()
             }
             // No line starts in what was read: none of ours when that is the whole range.
             from = m_buf.size();
-            if (from >= limit() || m_eofSeen || !readMore(kStep)) {
-                eof = m_eofSeen;
+            if (from >= limit() || m_eofSeen || !readMore(kStep))
                 return;
-            }
         }
     }
     while (pos < limit()) {
@@ -159,10 +157,8 @@ void FileChunk::parseRange()
         // The file's last line, without a trailing newline.
         if (!line(std::string_view(m_buf.data() + pos, m_buf.size() - pos), pos))
             return;
-        pos = m_buf.size();
         break;
     }
-    eof = m_eofSeen;
 }
 
 std::uint64_t FileChunk::skipLongLine(std::size_t pos)
@@ -294,13 +290,15 @@ FileChunkReader::next(Record *&record, const ChunkLineError *&error, std::uint64
         // The chunk is handed out.
         m_cur = nullptr;
         m_baseLine += c.lines;
-        if (!c.readError.empty() || c.stop || c.eof) {
+        // The chunks after a failed read or a stop are not read this way; after the last one
+        // (the range to the end) nothing is in flight.
+        if (!c.readError.empty() || c.stop) {
             m_readError = c.readError;
             m_resumeOffset = c.stopOffset;
             m_resumeLine = m_baseLine;
             const bool stop = c.stop && c.readError.empty();
             m_queue.pop();
-            m_queue.drain(); // what comes after is not read this way
+            m_queue.drain();
             m_issuedAll = true;
             return stop ? Next::Sequential : Next::End;
         }

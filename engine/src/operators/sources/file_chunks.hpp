@@ -62,7 +62,6 @@ public:
     std::vector<Record> records;
     std::vector<ChunkLineError> errors;
     std::uint64_t lines = 0; ///< lines that start in the range, blank ones included
-    bool eof = false;        ///< the file ended within this chunk: nothing comes after it
     /// A CSV record spans lines here: the loop thread reads on from stopOffset, the start of
     /// that record's first line, which is line `lines + 1` of the chunk.
     bool stop = false;
