@@ -249,6 +249,12 @@ FileChunkReader::FileChunkReader(ChunkRunner &runner,
         m_size = static_cast<std::uint64_t>(st.st_size);
 }
 
+bool FileChunkReader::splittable(int fd)
+{
+    struct stat st{};
+    return ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 void FileChunkReader::topUp()
 {
     while (!m_issuedAll && !m_queue.full()) {

@@ -98,6 +98,10 @@ public:
                     std::uint64_t offset,
                     std::uint64_t lineNumber);
 
+    /// Can this file be read in chunks? Only a regular file can be read at offsets (pread):
+    /// a pipe or a device is read on the loop thread.
+    static bool splittable(int fd);
+
     enum class Next {
         Record,    ///< `record` is the next record (move it out)
         Error,     ///< `error` is the next malformed line, at file line `line`

@@ -65,8 +65,9 @@ public:
     bool runChunksOn(sources::ChunkRunner &runner) override
     {
         // A replay's lines come from the recording, a recording wants them as read, pacing
-        // holds lines back: those stay on the loop thread.
-        if (m_feed || m_capture || m_pacer.active() || m_reader.fd() < 0)
+        // holds lines back, a pipe cannot be read at offsets: those stay on the loop thread.
+        if (m_feed || m_capture || m_pacer.active() || m_reader.fd() < 0
+            || !sources::FileChunkReader::splittable(m_reader.fd()))
             return false;
         sources::FileChunkConfig cfg;
         cfg.fd = m_reader.fd();
