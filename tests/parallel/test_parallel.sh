@@ -6,7 +6,8 @@
 # nodes ran in parallel; the stress pipelines must have run every keyed node in parallel, so
 # this test cannot pass by falling back to one thread. The file pipelines (file-pipelines/, their
 # inputs written by write_inputs.sh: several chunks each, with malformed, blank, over-long and
-# multi-line CSV lines) and the ordered generator must also have parsed in chunks on the workers.
+# multi-line CSV lines) and the ordered generator must also have parsed in chunks on the workers
+# in the runs with TIDELINE_PARALLEL_SOURCES=1 (2s, 4s), whose outputs must equal those too.
 # Usage: test_parallel.sh TIDELINE_RUN PIPELINES_DIR
 set -uo pipefail
 run=$1
@@ -22,17 +23,20 @@ for p in "$pipelines"/*/pipeline.json "$pipelines"/nexmark/*.json "$here"/pipeli
     "$tmp"/files/*.json; do
     case $p in */labs/*) continue ;; esac
     name=$(basename "$(dirname "$p")")-$(basename "$p" .json)
-    for n in 1 2 4; do
+    # 2s, 4s: with the sources parsing in chunks on the workers (TIDELINE_PARALLEL_SOURCES).
+    for n in 1 2 4 2s 4s; do
         out=$tmp/$name/n$n
         mkdir -p "$out"
-        if ! timeout 300 "$run" --parallelism "$n" --expect "$out" --update-expected "$p" \
-            >"$tmp/$name/log$n" 2>&1; then
+        chunks=0
+        case $n in *s) chunks=1 ;; esac
+        if ! TIDELINE_PARALLEL_SOURCES=$chunks timeout 300 "$run" --parallelism "${n%s}" \
+            --expect "$out" --update-expected "$p" >"$tmp/$name/log$n" 2>&1; then
             echo "FAIL $name: the run at parallelism $n failed:"
             cat "$tmp/$name/log$n"
             fail=1
         fi
     done
-    for n in 2 4; do
+    for n in 2 4 2s 4s; do
         if ! diff -r "$tmp/$name/n1" "$tmp/$name/n$n" >"$tmp/$name/diff$n"; then
             echo "FAIL $name: outputs at parallelism $n differ from parallelism 1:"
             head -20 "$tmp/$name/diff$n"
@@ -42,10 +46,11 @@ for p in "$pipelines"/*/pipeline.json "$pipelines"/nexmark/*.json "$here"/pipeli
     files=$(find "$tmp/$name/n1" -type f | wc -l)
     note=$(grep -h "^.*parallelism 2: " "$tmp/$name/log2" | tr '\n' ' ')
     grep -q "instances each" "$tmp/$name/log2" && parallel_runs=$((parallel_runs + 1))
-    echo "ok $name ($files output files identical at 1, 2, 4) ${note}"
+    note="$note$(grep -h "parses in chunks" "$tmp/$name/log2s" | sed 's/^tideline-run: parallelism 2: / with TIDELINE_PARALLEL_SOURCES=1: /' | tr '\n' ' ')"
+    echo "ok $name ($files output files identical at 1, 2, 4, and 2, 4 with sources in chunks) ${note}"
     case $p in
     "$tmp"/files/* | */stress-ordered-generator.json)
-        if ! grep -q "parses in chunks on the 4 workers" "$tmp/$name/log4"; then
+        if ! grep -q "parses in chunks on the 4 workers" "$tmp/$name/log4s"; then
             echo "FAIL $name: expected its sources to parse in chunks on the workers"
             fail=1
         fi

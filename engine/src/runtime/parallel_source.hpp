@@ -12,8 +12,9 @@
 
 namespace tideline::parallel {
 
-/// Every opened source that can split its input (a sources::ChunkedSource) and agrees to runs
-/// its chunks on `pool`, made here with n workers when there is none yet. Returns their ids.
+/// With TIDELINE_PARALLEL_SOURCES=1 in the environment (why not by default: the .cpp), every
+/// opened source that can split its input (a sources::ChunkedSource) and agrees to runs its
+/// chunks on `pool`, made here with n workers when there is none yet. Returns their ids.
 std::vector<std::string>
 parallelizeSources(std::vector<graph::Node> &nodes, std::unique_ptr<WorkerPool> &pool, int n);
 

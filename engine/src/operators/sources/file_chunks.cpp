@@ -18,7 +18,7 @@ namespace {
 
 /// Bytes per chunk: about 10,000 typical event lines, so that handing a chunk over (a lock, a
 /// wake-up) is noise, while a few chunks in flight stay a few MiB.
-constexpr std::uint64_t kChunkBytes = 128u << 10;
+constexpr std::uint64_t kChunkBytes = 32u << 10;
 /// Read step past a chunk's nominal end (the rest of its last line).
 constexpr std::size_t kStep = 64u << 10;
 /// What is kept of a line over the limit (as LineReader keeps).
@@ -251,7 +251,9 @@ FileChunkReader::FileChunkReader(ChunkRunner &runner,
 
 bool FileChunkReader::splittable(int fd)
 {
-    struct stat st{};
+    struct stat st
+    {
+    };
     return ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
 }
 

@@ -191,7 +191,7 @@ private:
         std::vector<Record> records;
     };
     /// Events per chunk: a chunk's hand-over (a lock, a wake-up) is noise next to it.
-    static constexpr long long kChunkEvents = 8192;
+    static constexpr long long kChunkEvents = 1024;
 
     Poll pollChunks(Output &out, int n)
     {
