@@ -16,8 +16,9 @@ namespace tideline::sources {
 
 namespace {
 
-/// Bytes per chunk: about 10,000 typical event lines, so that handing a chunk over (a lock, a
-/// wake-up) is noise, while a few chunks in flight stay a few MiB.
+/// Bytes per chunk: about 400 typical event lines, so that handing a chunk over (a lock, a
+/// wake-up) is noise, while the records in flight stay in cache (1 MiB chunks cost the loop
+/// thread a cache miss on every record: docs/benchmarks.md).
 constexpr std::uint64_t kChunkBytes = 32u << 10;
 /// Read step past a chunk's nominal end (the rest of its last line).
 constexpr std::size_t kStep = 64u << 10;

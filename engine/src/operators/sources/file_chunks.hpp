@@ -1,6 +1,6 @@
 #pragma once
 // source.file with parallelism > 1 (chunk_runner.hpp): the file from the current position on is
-// cut into byte ranges of about 1 MiB; a line belongs to the range it starts in. A worker reads
+// cut into byte ranges of 32 KiB; a line belongs to the range it starts in. A worker reads
 // its range with pread (plus the rest of its last line), and turns each line into what the
 // loop-thread reader (file_source.cpp) would have made of it: a record, or an error item
 // (malformed line, line over the limit) with its line number counted from the chunk's first
