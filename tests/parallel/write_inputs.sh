@@ -6,7 +6,8 @@
 set -euo pipefail
 mkdir -p "$1/data"
 # JSONL: a byte order mark on line 1, malformed lines, blank lines, a line with bytes that are
-# not UTF-8, a line over the 1 MiB limit, out-of-order times (late records) and no final newline.
+# not UTF-8, a line over the 1 MiB limit, CRLF line ends, out-of-order times (late records)
+# and no final newline.
 awk 'BEGIN {
     n = 45000
     long = "x"; while (length(long) < 1100000) long = long long
@@ -20,6 +21,7 @@ awk 'BEGIN {
         if (i == 12345) line = sprintf("{\"event_id\":%d,\"note\":\"\377bad\"}", i)
         if (i == 20000) line = "{\"event_id\":20000,\"pad\":\"" long "\"}"
         if (i == n) line = "{\"event_id\":45000,"
+        if (i % 101 == 0) line = line "\r"
         if (i < n) print line; else printf "%s", line
     }
 }' >"$1/data/events.jsonl"

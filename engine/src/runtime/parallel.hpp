@@ -77,6 +77,7 @@ public:
     void submitChunk(sources::ChunkTask &task) override;
     bool chunkDone(const sources::ChunkTask &task) override;
     void waitChunk(sources::ChunkTask &task) override;
+    void cancelChunk(sources::ChunkTask &task) override;
 
 private:
     struct Task

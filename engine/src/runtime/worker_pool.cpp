@@ -89,6 +89,16 @@ void WorkerPool::waitChunk(sources::ChunkTask &task)
     m_done.wait(lock, [&] { return task.finished; });
 }
 
+void WorkerPool::cancelChunk(sources::ChunkTask &task)
+{
+    std::unique_lock lock(m_mutex);
+    if (auto it = std::find(m_chunks.begin(), m_chunks.end(), &task); it != m_chunks.end()) {
+        m_chunks.erase(it);
+        return; // never started
+    }
+    m_done.wait(lock, [&] { return task.finished; });
+}
+
 void WorkerPool::work(int k)
 {
     // Chunks make records here, and stage instances free them here (freeOnWorker): room for

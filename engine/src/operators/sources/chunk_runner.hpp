@@ -49,6 +49,8 @@ public:
     /// back and run here: the loop never waits for a worker that has not got to it (on a
     /// loaded machine a worker may not get a core for a while).
     virtual void waitChunk(ChunkTask &task) = 0;
+    /// The task's result is not wanted: dropped if no worker has started it, else waited for.
+    virtual void cancelChunk(ChunkTask &task) = 0;
 
 protected:
     ~ChunkRunner() = default;
@@ -113,12 +115,12 @@ public:
         m_spare.push_back(std::move(m_inFlight.front()));
         m_inFlight.pop_front();
     }
-    /// Waits for every chunk in flight and drops their results (end, or a switch back to
-    /// reading on the loop thread).
+    /// Drops every chunk in flight, waiting for those a worker is running (a switch back to
+    /// reading on the loop thread, a failed read, destruction).
     void drain()
     {
         for (auto &c : m_inFlight)
-            m_runner.waitChunk(*c);
+            m_runner.cancelChunk(*c);
         m_inFlight.clear();
     }
 
