@@ -82,6 +82,42 @@ grep -q 'unclosed quote' "$tmp/files-csv-multiline/n1/errors.jsonl" \
 grep -q 'events.csv:1010"' "$tmp/files-csv-malformed/n1/dead_letter.jsonl" \
     || { echo "FAIL csv-malformed: no error for line 1010"; fail=1; }
 echo "ok file pipelines' errors name their lines"
+# Random files (write_random_inputs.sh: seeded, lines of every kind at random places, so chunk
+# boundaries fall everywhere): read with the source in chunks at 2 and 4 workers, its records
+# and errors must be those read line by line.
+bash "$here/write_random_inputs.sh" "$tmp/random" 12
+random_ok=0
+for f in "$tmp"/random/random-*; do
+    base=$(basename "$f")
+    format=jsonl
+    case $f in *.csv) format=csv ;; esac
+    cat >"$tmp/random/$base.json" <<JSON
+{ "format": "tideline/1", "name": "random-input",
+  "nodes": [ { "id": "src", "kind": "source.file", "params": { "path": "$base", "format": "$format" } },
+             { "id": "rows", "kind": "sink.file", "params": { "path": "out/rows.jsonl" } },
+             { "id": "errors", "kind": "sink.file", "params": { "path": "out/errors.jsonl" } } ],
+  "edges": [ { "from": "src.out", "to": "rows.in" }, { "from": "src.errors", "to": "errors.in" } ] }
+JSON
+    for n in 1 2 4; do
+        mkdir -p "$tmp/random/$base-n$n"
+        if ! TIDELINE_PARALLEL_SOURCES=1 timeout 120 "$run" --parallelism "$n" --expect "$tmp/random/$base-n$n" \
+            --update-expected "$tmp/random/$base.json" >"$tmp/random/$base-log$n" 2>&1; then
+            echo "FAIL random $base at parallelism $n:"
+            cat "$tmp/random/$base-log$n"
+            fail=1
+        fi
+    done
+    grep -q "parses in chunks" "$tmp/random/$base-log2" || { echo "FAIL random $base: not read in chunks"; fail=1; }
+    if diff -r "$tmp/random/$base-n1" "$tmp/random/$base-n2" >/dev/null \
+        && diff -r "$tmp/random/$base-n1" "$tmp/random/$base-n4" >/dev/null; then
+        random_ok=$((random_ok + 1))
+    else
+        echo "FAIL random $base: records or errors differ when read in chunks:"
+        diff -r "$tmp/random/$base-n1" "$tmp/random/$base-n2" | head -10
+        fail=1
+    fi
+done
+echo "ok $random_ok random files read in chunks as line by line"
 # With checkpoints a run falls back to parallelism 1 (instances' state is not checkpointed
 # across instances yet) and says so; its outputs are still those of parallelism 1.
 ck=$tmp/checkpointed.json
