@@ -75,7 +75,6 @@ public:
 
     int threads() const override { return size(); }
     void submitChunk(sources::ChunkTask &task) override;
-    bool chunkDone(const sources::ChunkTask &task) override;
     void waitChunk(sources::ChunkTask &task) override;
     void cancelChunk(sources::ChunkTask &task) override;
 

@@ -2,9 +2,10 @@
 // stage, its tasks in the order they were submitted, so an instance sees its rounds in order.
 // One mutex for the queues and the rounds' pending counts: a round is a few thousand records,
 // so the lock is taken a few times per round, never per record. Sources' chunks (chunk_runner.hpp)
-// share the mutex: a chunk is thousands of records too. A worker runs its own queue first (the
-// loop may be waiting for that round, and the stage's instances are only its) and takes a chunk
-// when it has nothing of its own, so parsing fills the time the stages leave free.
+// share the mutex: a chunk is hundreds of records (32 KiB of a file, 1,024 generated events). A
+// worker runs its own queue first (the loop may be waiting for that round, and the stage's
+// instances are only its) and takes a chunk when it has nothing of its own, so parsing fills the
+// time the stages leave free.
 
 #include "record/buffer_pool.hpp"
 #include "runtime/parallel.hpp"
@@ -66,12 +67,6 @@ void WorkerPool::submitChunk(sources::ChunkTask &task)
     m_wake.notify_all();
 }
 
-bool WorkerPool::chunkDone(const sources::ChunkTask &task)
-{
-    std::lock_guard lock(m_mutex);
-    return task.finished;
-}
-
 void WorkerPool::waitChunk(sources::ChunkTask &task)
 {
     std::unique_lock lock(m_mutex);
@@ -101,8 +96,9 @@ void WorkerPool::cancelChunk(sources::ChunkTask &task)
 
 void WorkerPool::work(int k)
 {
-    // Chunks make records here, and stage instances free them here (freeOnWorker): room for
-    // a chunk's worth of spare buffers, so that a worker reuses what it freed (record.cpp).
+    // Chunks make records here, and stage instances free them here (freeOnWorker), a round of
+    // thousands at a time: room for a few rounds of spare buffers, so that a worker reuses what
+    // it freed (record.cpp) instead of freeing most and allocating again.
     setRecordBufferPoolLimit(32768);
     auto &queue = m_queues[static_cast<std::size_t>(k)];
     std::unique_lock lock(m_mutex);

@@ -11,8 +11,9 @@
 // has none, so parsing fills exactly the time the stages leave free.
 //
 // [Threading] A ChunkTask is run() by one worker, once per submit; the source (loop thread)
-// touches the chunk only before submit and after the runner said it finished (done / wait,
-// which synchronise through the runner's mutex; waitChunk may run it on the loop thread itself).
+// touches the chunk only before submit and after the runner said it finished (waitChunk,
+// cancelChunk: they synchronise through the runner's mutex; waitChunk may run it on the loop
+// thread itself).
 // run() may read only what the source does not change while chunks are in flight (its
 // configuration, the open file through pread). The source's destructor waits for every chunk it
 // submitted.
@@ -43,8 +44,6 @@ public:
     virtual int threads() const = 0;
     /// Queues the task for any worker (loop thread).
     virtual void submitChunk(ChunkTask &task) = 0;
-    /// Has run() returned? (loop thread)
-    virtual bool chunkDone(const ChunkTask &task) = 0;
     /// Returns once run() returned (loop thread). A task no worker has started yet is taken
     /// back and run here: the loop never waits for a worker that has not got to it (on a
     /// loaded machine a worker may not get a core for a while).
