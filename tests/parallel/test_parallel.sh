@@ -4,7 +4,10 @@
 # script run with --parallelism 1, 2 and 4, their sinks written into temp folders by
 # --expect DIR --update-expected; the folders must be byte-identical. The runs' notes say which
 # nodes ran in parallel; the stress pipelines must have run every keyed node in parallel, so
-# this test cannot pass by falling back to one thread.
+# this test cannot pass by falling back to one thread. The file pipelines (file-pipelines/, their
+# inputs written by write_inputs.sh: several chunks each, with malformed, blank, over-long and
+# multi-line CSV lines) and the ordered generator must also have parsed in chunks on the workers
+# in the runs with TIDELINE_PARALLEL_SOURCES=1 (2s, 4s), whose outputs must equal those too.
 # Usage: test_parallel.sh TIDELINE_RUN PIPELINES_DIR
 set -uo pipefail
 run=$1
@@ -14,20 +17,26 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 parallel_runs=0
-for p in "$pipelines"/*/pipeline.json "$pipelines"/nexmark/*.json "$here"/pipelines/*.json; do
+bash "$here/write_inputs.sh" "$tmp/files"
+cp "$here"/file-pipelines/*.json "$tmp/files/"
+for p in "$pipelines"/*/pipeline.json "$pipelines"/nexmark/*.json "$here"/pipelines/*.json \
+    "$tmp"/files/*.json; do
     case $p in */labs/*) continue ;; esac
     name=$(basename "$(dirname "$p")")-$(basename "$p" .json)
-    for n in 1 2 4; do
+    # 2s, 4s: with the sources parsing in chunks on the workers (TIDELINE_PARALLEL_SOURCES).
+    for n in 1 2 4 2s 4s; do
         out=$tmp/$name/n$n
         mkdir -p "$out"
-        if ! timeout 300 "$run" --parallelism "$n" --expect "$out" --update-expected "$p" \
-            >"$tmp/$name/log$n" 2>&1; then
+        chunks=0
+        case $n in *s) chunks=1 ;; esac
+        if ! TIDELINE_PARALLEL_SOURCES=$chunks timeout 300 "$run" --parallelism "${n%s}" \
+            --expect "$out" --update-expected "$p" >"$tmp/$name/log$n" 2>&1; then
             echo "FAIL $name: the run at parallelism $n failed:"
             cat "$tmp/$name/log$n"
             fail=1
         fi
     done
-    for n in 2 4; do
+    for n in 2 4 2s 4s; do
         if ! diff -r "$tmp/$name/n1" "$tmp/$name/n$n" >"$tmp/$name/diff$n"; then
             echo "FAIL $name: outputs at parallelism $n differ from parallelism 1:"
             head -20 "$tmp/$name/diff$n"
@@ -37,9 +46,18 @@ for p in "$pipelines"/*/pipeline.json "$pipelines"/nexmark/*.json "$here"/pipeli
     files=$(find "$tmp/$name/n1" -type f | wc -l)
     note=$(grep -h "^.*parallelism 2: " "$tmp/$name/log2" | tr '\n' ' ')
     grep -q "instances each" "$tmp/$name/log2" && parallel_runs=$((parallel_runs + 1))
-    echo "ok $name ($files output files identical at 1, 2, 4) ${note}"
+    note="$note$(grep -h "parses in chunks" "$tmp/$name/log2s" | sed 's/^tideline-run: parallelism 2: / with TIDELINE_PARALLEL_SOURCES=1: /' | tr '\n' ' ')"
+    echo "ok $name ($files output files identical at 1, 2, 4, and 2, 4 with sources in chunks) ${note}"
     case $p in
-    "$here"/pipelines/*)
+    "$tmp"/files/* | */stress-ordered-generator.json)
+        if ! grep -q "parses in chunks on the 4 workers" "$tmp/$name/log4s"; then
+            echo "FAIL $name: expected its sources to parse in chunks on the workers"
+            fail=1
+        fi
+        ;;
+    esac
+    case $p in
+    "$here"/pipelines/* | "$tmp"/files/*)
         if ! grep -q "instances each" "$tmp/$name/log4"; then
             echo "FAIL $name: expected its keyed nodes to run in parallel"
             fail=1
@@ -51,6 +69,55 @@ for p in "$pipelines"/*/pipeline.json "$pipelines"/nexmark/*.json "$here"/pipeli
         ;;
     esac
 done
+# The file pipelines' inputs did hold what they are meant to test: errors with their line numbers.
+errs=$tmp/files-jsonl-malformed/n1/errors.jsonl
+for want in '"reason":"record_too_large"' '"raw_base64"' 'events.jsonl:997"' 'events.jsonl:45000"'; do
+    grep -q "$want" "$errs" || { echo "FAIL jsonl-malformed: no $want in errors.jsonl"; fail=1; }
+done
+rows=$tmp/files-csv-multiline/n1/rows.jsonl
+grep -q 'first line\\nsecond, line\\nthird' "$rows" \
+    || { echo "FAIL csv-multiline: the multi-line record is not in rows.jsonl"; fail=1; }
+grep -q 'unclosed quote' "$tmp/files-csv-multiline/n1/errors.jsonl" \
+    || { echo "FAIL csv-multiline: no unclosed-quote error"; fail=1; }
+grep -q 'events.csv:1010"' "$tmp/files-csv-malformed/n1/dead_letter.jsonl" \
+    || { echo "FAIL csv-malformed: no error for line 1010"; fail=1; }
+echo "ok file pipelines' errors name their lines"
+# Random files (write_random_inputs.sh: seeded, lines of every kind at random places, so chunk
+# boundaries fall everywhere): read with the source in chunks at 2 and 4 workers, its records
+# and errors must be those read line by line.
+bash "$here/write_random_inputs.sh" "$tmp/random" 12
+random_ok=0
+for f in "$tmp"/random/random-*; do
+    base=$(basename "$f")
+    format=jsonl
+    case $f in *.csv) format=csv ;; esac
+    cat >"$tmp/random/$base.json" <<JSON
+{ "format": "tideline/1", "name": "random-input",
+  "nodes": [ { "id": "src", "kind": "source.file", "params": { "path": "$base", "format": "$format" } },
+             { "id": "rows", "kind": "sink.file", "params": { "path": "out/rows.jsonl" } },
+             { "id": "errors", "kind": "sink.file", "params": { "path": "out/errors.jsonl" } } ],
+  "edges": [ { "from": "src.out", "to": "rows.in" }, { "from": "src.errors", "to": "errors.in" } ] }
+JSON
+    for n in 1 2 4; do
+        mkdir -p "$tmp/random/$base-n$n"
+        if ! TIDELINE_PARALLEL_SOURCES=1 timeout 120 "$run" --parallelism "$n" --expect "$tmp/random/$base-n$n" \
+            --update-expected "$tmp/random/$base.json" >"$tmp/random/$base-log$n" 2>&1; then
+            echo "FAIL random $base at parallelism $n:"
+            cat "$tmp/random/$base-log$n"
+            fail=1
+        fi
+    done
+    grep -q "parses in chunks" "$tmp/random/$base-log2" || { echo "FAIL random $base: not read in chunks"; fail=1; }
+    if diff -r "$tmp/random/$base-n1" "$tmp/random/$base-n2" >/dev/null \
+        && diff -r "$tmp/random/$base-n1" "$tmp/random/$base-n4" >/dev/null; then
+        random_ok=$((random_ok + 1))
+    else
+        echo "FAIL random $base: records or errors differ when read in chunks:"
+        diff -r "$tmp/random/$base-n1" "$tmp/random/$base-n2" | head -10
+        fail=1
+    fi
+done
+echo "ok $random_ok random files read in chunks as line by line"
 # With checkpoints a run is parallel too (a stage checkpoints its instances as one keyed state:
 # tests/parallel/test_parallel_checkpoint.cpp restores them at other parallelisms); its outputs
 # are those of parallelism 1.

@@ -32,6 +32,7 @@
 
 #include "operators/keys/group_key_codec.hpp"
 #include "operators/keys/key_encoder.hpp"
+#include "operators/sources/chunk_runner.hpp"
 
 #include <tideline/engine/operator.hpp>
 
@@ -67,7 +68,9 @@ class Capture;
 class ParallelStage;
 
 /// N worker threads; worker k runs instance k of every parallel stage, tasks in FIFO order.
-class WorkerPool
+/// Sources' chunks (parsing a piece of a file, generating an index range) go to a queue any
+/// worker takes from when its own queue is empty (operators/sources/chunk_runner.hpp).
+class WorkerPool final : public sources::ChunkRunner
 {
 public:
     explicit WorkerPool(int n);
@@ -83,6 +86,11 @@ public:
     /// Blocks until every instance is done with the round (loop thread).
     void wait(const Round &round);
 
+    int threads() const override { return size(); }
+    void submitChunk(sources::ChunkTask &task) override;
+    void waitChunk(sources::ChunkTask &task) override;
+    void cancelChunk(sources::ChunkTask &task) override;
+
 private:
     struct Task
     {
@@ -95,6 +103,7 @@ private:
     std::condition_variable m_wake;
     std::condition_variable m_done;
     std::vector<std::deque<Task>> m_queues;
+    std::deque<sources::ChunkTask *> m_chunks; ///< for any worker
     std::vector<std::thread> m_workers;
     bool m_stop = false;
 };
@@ -105,6 +114,10 @@ struct StageConfig
     int node = -1;                 ///< runtime node index (Output, fate rows)
     bool window = false;           ///< window (merge fired results by key) or dedup
     std::vector<std::string> keys; ///< key field paths, canonical
+    /// Free each input record on the worker once its instance ran it, not in the loop thread's
+    /// replay: when the sources make their records on the workers (parallel_source.cpp), the
+    /// buffers then go back to the pool of a thread that allocates records.
+    bool freeOnWorker = false;
     /// Records of other nodes for sinks that also read this stage arrive on inputs 1.. (entry
     /// = input - 1) and are handed back, in order among the stage's outputs, through this.
     std::function<void(int entry, Record &&record)> deliverDeferred;

@@ -8,6 +8,7 @@
 #include "operators/params.hpp"
 #include "operators/window/window_config.hpp"
 #include "runtime/parallel.hpp"
+#include "runtime/parallel_source.hpp"
 #include "runtime/runtime.hpp"
 
 #include <algorithm>
@@ -70,6 +71,12 @@ Status Runtime::planParallel()
         note("running with parallelism 1: " + whole);
         return {};
     }
+    // Sources that split their input parse (generate) it on the workers (parallel_source.cpp).
+    std::string parsing;
+    for (const std::string &id : parallel::parallelizeSources(m_nodes, m_pool, n))
+        parsing += (parsing.empty() ? "`" : ", `") + id + "`";
+    if (!parsing.empty())
+        note("source " + parsing + " parses in chunks on the " + std::to_string(n) + " workers");
     // Each keyed node's region: the nodes after it. A node in the region that also reads
     // another branch would see the two interleaved as the threads happen to run; a sink may,
     // when that branch runs on the loop thread: its records are then passed through the stage,
@@ -170,6 +177,7 @@ Status Runtime::planParallel()
         parallel::StageConfig cfg;
         cfg.node = v;
         cfg.window = node.spec->kind == "window";
+        cfg.freeOnWorker = !parsing.empty();
         cfg.keys = cfg.window ? windowKey(node)
                               : NodeParams(*node.kind, node.spec->params).fieldList("key");
         // Deferred inputs: the edge's records go to the stage (input 1 + entry, slot -1: no
@@ -200,7 +208,8 @@ Status Runtime::planParallel()
         candidates.push_back(v);
     }
     if (candidates.empty()) {
-        note("no keyed window or dedup node can run in parallel: running with parallelism 1");
+        note(std::string("no keyed window or dedup node can run in parallel")
+             + (parsing.empty() ? ": running with parallelism 1" : ""));
         return {};
     }
     std::string ids;

@@ -302,14 +302,18 @@ void ParallelStage::runInstance(int k, Round &round) noexcept
             } else {
                 c.atRecord(item.step);
                 op.processRecord(0, std::move(item.record), out);
+                if (m_cfg.freeOnWorker) {
+                    Record done(std::move(item.record)); // its buffers: this thread's pool
+                }
             }
         }
     } catch (...) {
         io.error = std::current_exception();
     }
-    // The records stay until the loop thread replays the round (InstanceIO::clear): freed
-    // there, their buffers go back to the loop thread's pool (record.cpp), where the source
-    // takes them again, instead of piling up in the worker's.
+    // Unless freeOnWorker, the records stay until the loop thread replays the round
+    // (InstanceIO::clear): freed there, their buffers go back to the loop thread's pool
+    // (record.cpp), where a source on the loop thread takes them again, instead of piling up
+    // in the worker's. With sources parsing on the workers they were freed above, here.
     c.end();
     io.metrics = {};
     op.reportMetrics(io.metrics);

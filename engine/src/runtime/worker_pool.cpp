@@ -1,10 +1,17 @@
 // The worker threads of parallel stages (parallel.hpp): worker k runs instance k of every
 // stage, its tasks in the order they were submitted, so an instance sees its rounds in order.
 // One mutex for the queues and the rounds' pending counts: a round is a few thousand records,
-// so the lock is taken a few times per round, never per record.
+// so the lock is taken a few times per round, never per record. Sources' chunks (chunk_runner.hpp)
+// share the mutex: a chunk is hundreds of records (32 KiB of a file, 1,024 generated events). A
+// worker runs its own queue first (the loop may be waiting for that round, and the stage's
+// instances are only its) and takes a chunk when it has nothing of its own, so parsing fills the
+// time the stages leave free.
 
+#include "record/buffer_pool.hpp"
 #include "runtime/parallel.hpp"
 #include "runtime/parallel_round.hpp"
+
+#include <algorithm>
 
 namespace tideline::parallel {
 
@@ -50,12 +57,63 @@ void WorkerPool::wait(const Round &round)
     m_done.wait(lock, [&] { return round.pending == 0; });
 }
 
+void WorkerPool::submitChunk(sources::ChunkTask &task)
+{
+    {
+        std::lock_guard lock(m_mutex);
+        task.finished = false;
+        m_chunks.push_back(&task);
+    }
+    m_wake.notify_all();
+}
+
+void WorkerPool::waitChunk(sources::ChunkTask &task)
+{
+    std::unique_lock lock(m_mutex);
+    if (!task.finished) {
+        // Not started by any worker: the caller runs it (no waiting on a worker's turn).
+        if (auto it = std::find(m_chunks.begin(), m_chunks.end(), &task); it != m_chunks.end()) {
+            m_chunks.erase(it);
+            lock.unlock();
+            task.run();
+            lock.lock();
+            task.finished = true;
+            return;
+        }
+    }
+    m_done.wait(lock, [&] { return task.finished; });
+}
+
+void WorkerPool::cancelChunk(sources::ChunkTask &task)
+{
+    std::unique_lock lock(m_mutex);
+    if (auto it = std::find(m_chunks.begin(), m_chunks.end(), &task); it != m_chunks.end()) {
+        m_chunks.erase(it);
+        return; // never started
+    }
+    m_done.wait(lock, [&] { return task.finished; });
+}
+
 void WorkerPool::work(int k)
 {
+    // Chunks make records here, and stage instances free them here (freeOnWorker), a round of
+    // thousands at a time: room for a few rounds of spare buffers, so that a worker reuses what
+    // it freed (record.cpp) instead of freeing most and allocating again.
+    setRecordBufferPoolLimit(32768);
     auto &queue = m_queues[static_cast<std::size_t>(k)];
     std::unique_lock lock(m_mutex);
     for (;;) {
-        m_wake.wait(lock, [&] { return m_stop || !queue.empty(); });
+        m_wake.wait(lock, [&] { return m_stop || !queue.empty() || !m_chunks.empty(); });
+        if (queue.empty() && !m_chunks.empty()) {
+            sources::ChunkTask *chunk = m_chunks.front();
+            m_chunks.pop_front();
+            lock.unlock();
+            chunk->run(); // noexcept: failures travel in the chunk
+            lock.lock();
+            chunk->finished = true;
+            m_done.notify_all();
+            continue;
+        }
         if (queue.empty())
             return; // stopping, nothing left
         Task task = queue.front();

@@ -3,11 +3,15 @@
 // with the file's identity (input_identity.hpp): a restore refuses a file that was replaced,
 // rewritten or shortened since, instead of resuming mid-line in other data.
 //
+// With parallelism > 1 the lines are parsed on the job's workers in chunks (file_chunks.hpp),
+// handed out here in file order: the same records and errors, line numbers included.
+//
 // State layout: offset, line, held-back flag [, record], then (since identities) the tag 'I'
 // and the identity. Checkpoints without the tag (older builds) restore without the check.
 
 #include "operators/operators.hpp"
 #include "operators/params.hpp"
+#include "operators/sources/file_chunks.hpp"
 #include "operators/sources/input_identity.hpp"
 #include "operators/sources/line_reader.hpp"
 #include "operators/sources/pacer.hpp"
@@ -19,7 +23,7 @@ namespace tideline {
 
 namespace {
 
-class FileSource final : public SourceOperator
+class FileSource final : public SourceOperator, public sources::ChunkedSource
 {
 public:
     explicit FileSource(const OperatorContext &ctx)
@@ -58,12 +62,33 @@ public:
             readHeader();
     }
 
+    bool runChunksOn(sources::ChunkRunner &runner) override
+    {
+        // A replay's lines come from the recording, a recording wants them as read, pacing
+        // holds lines back, a pipe cannot be read at offsets: those stay on the loop thread.
+        if (m_feed || m_capture || m_pacer.active() || m_reader.fd() < 0
+            || !sources::FileChunkReader::splittable(m_reader.fd()))
+            return false;
+        sources::FileChunkConfig cfg;
+        cfg.fd = m_reader.fd();
+        cfg.csv = m_csv ? &m_csvReader : nullptr;
+        cfg.maxLine = m_parser.limits().maxBytes;
+        m_chunks = std::make_unique<sources::FileChunkReader>(runner, cfg, m_reader.offset(),
+                                                              m_reader.lineNumber());
+        return true;
+    }
+
     Poll poll(Output &out, int maxRecords) override
     {
         int n = m_pacer.allowance(maxRecords);
         if (n == 0)
             return Poll::Waiting;
         int produced = 0;
+        if (m_chunks) {
+            if (pollChunks(out, n, produced))
+                return produced ? Poll::Produced : Poll::Finished;
+            // A CSV record spans lines: on from its first line, here.
+        }
         std::string_view line;
         std::uint64_t fullLength = 0;
         while (produced < n) {
@@ -181,6 +206,41 @@ public:
     std::string stateFingerprint() const override { return "file/" + m_displayPath; }
 
 private:
+    /// Hands out the chunks' records and errors; false when the rest of the file is to be
+    /// read on the loop thread (the reader is then positioned there).
+    bool pollChunks(Output &out, int n, int &produced)
+    {
+        Record *rec = nullptr;
+        const sources::ChunkLineError *err = nullptr;
+        std::uint64_t line = 0;
+        while (produced < n) {
+            switch (m_chunks->next(rec, err, line)) {
+            case sources::FileChunkReader::Next::Record:
+                out.emit(0, std::move(*rec));
+                break;
+            case sources::FileChunkReader::Next::Error: {
+                std::string w = m_displayPath + ":" + std::to_string(line);
+                if (err->tooLong)
+                    w += " (" + std::to_string(err->length) + " bytes, limit "
+                         + std::to_string(m_parser.limits().maxBytes) + ")";
+                out.emitError(err->reason, Record{}, kMinTime, err->raw, w);
+                break;
+            }
+            case sources::FileChunkReader::Next::End:
+                if (!m_chunks->readError().empty())
+                    throw std::runtime_error("reading " + m_path + ": " + m_chunks->readError());
+                return true;
+            case sources::FileChunkReader::Next::Sequential:
+                if (!m_reader.seek(m_chunks->resumeOffset(), m_chunks->resumeLine()))
+                    throw std::runtime_error("cannot seek " + m_path + " to byte "
+                                             + std::to_string(m_chunks->resumeOffset()));
+                m_chunks.reset();
+                return false;
+            }
+            ++produced;
+        }
+        return true;
+    }
     static bool isBlank(std::string_view line)
     {
         for (char c : line)
@@ -274,6 +334,8 @@ private:
     bool m_heldBack = false;
     std::uint64_t m_recordLine = 0; ///< first line of the record being read
     std::string m_joined;           ///< a CSV record of several lines
+    /// Parallelism > 1: the chunks parsed on the workers (null: read here, line by line).
+    std::unique_ptr<sources::FileChunkReader> m_chunks;
 };
 
 } // namespace

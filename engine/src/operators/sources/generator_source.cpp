@@ -12,9 +12,14 @@
 // Because make(i) is a pure function of i, the arrival heap holds only (arrival, seq) pairs and
 // the record is built when it is emitted: 16-byte heap entries instead of whole records keep
 // the sift cheap, and a duplicate costs no record copy.
+//
+// With parallelism > 1 an ordered stream (no disorder) is made in index ranges on the job's
+// workers (chunk_runner.hpp) and emitted here in index order: the same records, and the loop
+// thread no longer builds them. A disordered one stays here (its order comes from the heap).
 
 #include "operators/operators.hpp"
 #include "operators/params.hpp"
+#include "operators/sources/chunk_runner.hpp"
 #include "operators/sources/pacer.hpp"
 
 #include <tideline/engine/record_replay.hpp>
@@ -38,7 +43,7 @@ double unit(std::uint64_t h)
     return static_cast<double>(h >> 11) * 0x1.0p-53;
 }
 
-class GeneratorSource final : public SourceOperator
+class GeneratorSource final : public SourceOperator, public sources::ChunkedSource
 {
 public:
     explicit GeneratorSource(const OperatorContext &ctx)
@@ -67,11 +72,21 @@ public:
 
     int partitions() const override { return m_partitions; }
 
+    bool runChunksOn(sources::ChunkRunner &runner) override
+    {
+        if (!m_ordered || m_capture || m_pacer.active())
+            return false;
+        m_chunks = std::make_unique<sources::ChunkQueue<Chunk>>(runner);
+        return true;
+    }
+
     Poll poll(Output &out, int maxRecords) override
     {
         int n = m_pacer.allowance(maxRecords);
         if (n == 0)
             return Poll::Waiting;
+        if (m_chunks)
+            return pollChunks(out, n);
         int emitted = 0;
         while (emitted < n) {
             if (m_ordered) {
@@ -157,6 +172,57 @@ public:
     }
 
 private:
+    /// Events [first, first + count) made on a worker.
+    struct Chunk final : sources::ChunkTask
+    {
+        explicit Chunk(const GeneratorSource &source)
+            : src(source)
+        {
+        }
+        void run() noexcept override
+        {
+            records.clear();
+            records.reserve(static_cast<std::size_t>(count));
+            for (long long i = first; i < first + count; ++i)
+                records.push_back(src.make(i));
+        }
+        const GeneratorSource &src;
+        long long first = 0, count = 0;
+        std::vector<Record> records;
+    };
+    /// Events per chunk: a chunk's hand-over (a lock, a wake-up) is noise next to it.
+    static constexpr long long kChunkEvents = 1024;
+
+    Poll pollChunks(Output &out, int n)
+    {
+        int emitted = 0;
+        while (emitted < n) {
+            while (!m_chunks->full() && (m_count == 0 || m_issued < m_count)) {
+                std::unique_ptr<Chunk> c = m_chunks->take();
+                if (!c)
+                    c = std::make_unique<Chunk>(*this);
+                c->first = m_issued;
+                c->count = m_count == 0 ? kChunkEvents : std::min(kChunkEvents, m_count - m_issued);
+                m_issued += c->count;
+                m_chunks->submit(std::move(c));
+            }
+            Chunk *c = m_chunks->front();
+            if (!c)
+                break;
+            auto &records = c->records;
+            while (emitted < n && m_inChunk < records.size()) {
+                out.emit(0, std::move(records[m_inChunk++]));
+                ++m_next;
+                ++emitted;
+            }
+            if (m_inChunk == records.size()) {
+                m_inChunk = 0;
+                m_chunks->pop();
+            }
+        }
+        return emitted > 0 ? Poll::Produced : Poll::Finished;
+    }
+
     struct Pending
     {
         Timestamp arrival;
@@ -231,6 +297,11 @@ private:
     bool m_ordered = true;
     long long m_next = 0;
     std::priority_queue<Pending, std::vector<Pending>, std::greater<>> m_heap;
+    /// Parallelism > 1, ordered: events made on the workers (null: made here). m_next counts
+    /// the ones emitted, m_issued the ones handed to a chunk; m_inChunk: emitted of the front.
+    long long m_issued = 0;
+    std::size_t m_inChunk = 0;
+    std::unique_ptr<sources::ChunkQueue<Chunk>> m_chunks; // last: its chunks read the above
 };
 
 } // namespace

@@ -1,0 +1,318 @@
+// source.file's chunks (file_chunks.hpp): what a worker makes of a byte range, and the loop
+// thread's reader that issues the ranges and hands out their records in file order. The line
+// rules mirror FileSource::poll and LineReader::read one for one (a line over the limit, a
+// blank line, the byte order mark, a CSV record spanning lines): the outputs must not tell
+// whether the file was read in chunks.
+
+#include "operators/sources/file_chunks.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace tideline::sources {
+
+namespace {
+
+/// Bytes per chunk: about 400 typical event lines, so that handing a chunk over (a lock, a
+/// wake-up) is noise, while the records in flight stay in cache (1 MiB chunks cost the loop
+/// thread a cache miss on every record: docs/benchmarks.md).
+constexpr std::uint64_t kChunkBytes = 32u << 10;
+/// Read step past a chunk's nominal end (the rest of its last line).
+constexpr std::size_t kStep = 64u << 10;
+/// What is kept of a line over the limit (as LineReader keeps).
+constexpr std::size_t kHead = 4096;
+
+bool isBlank(std::string_view line)
+{
+    for (char c : line)
+        if (c != ' ' && c != '\t' && c != '\r')
+            return false;
+    return true;
+}
+
+} // namespace
+
+FileChunk::FileChunk(const FileChunkConfig &cfg)
+    : m_cfg(cfg)
+{
+}
+
+void FileChunk::assign(std::uint64_t begin, std::uint64_t end, bool lineStart, bool fileStart)
+{
+    m_begin = begin;
+    m_end = end;
+    m_lineStart = lineStart;
+    m_fileStart = fileStart;
+}
+
+void FileChunk::run() noexcept
+{
+    records.clear();
+    errors.clear();
+    lines = 0;
+    stop = false;
+    stopOffset = 0;
+    readError.clear();
+    try {
+        parseRange();
+    } catch (const std::exception &e) {
+        readError = e.what();
+    } catch (...) {
+        readError = "unknown error";
+    }
+}
+
+bool FileChunk::readMore(std::size_t want)
+{
+    const std::size_t old = m_buf.size();
+    m_buf.resize(old + want);
+    std::size_t got = 0;
+    while (got < want) {
+        const ssize_t n = ::pread(m_cfg.fd, m_buf.data() + old + got, want - got,
+                                  static_cast<off_t>(m_base + old + got));
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            m_buf.resize(old + got);
+            throw std::runtime_error(std::strerror(errno));
+        }
+        if (n == 0) {
+            m_eofSeen = true;
+            break;
+        }
+        got += static_cast<std::size_t>(n);
+    }
+    m_buf.resize(old + got);
+    return got > 0;
+}
+
+void FileChunk::parseRange()
+{
+    m_buf.clear();
+    m_eofSeen = false;
+    // From the byte before `begin` when it is not known to start a line: a line starts at p
+    // exactly when the byte before p is a newline.
+    m_base = m_lineStart ? m_begin : m_begin - 1;
+    // A line is this chunk's when it starts before m_end: at a relative position < limit().
+    auto limit = [&]() -> std::uint64_t {
+        if (m_end == kToEnd)
+            return kToEnd;
+        return m_end > m_base ? m_end - m_base : 0;
+    };
+    readMore(m_end == kToEnd ? kChunkBytes : static_cast<std::size_t>(m_end - m_base));
+    std::size_t pos = 0;
+    if (!m_lineStart) {
+        std::size_t from = 0;
+        for (;;) {
+            const auto *nl = static_cast<const char *>(
+                std::memchr(m_buf.data() + from, '\n', m_buf.size() - from));
+            if (nl) {
+                pos = static_cast<std::size_t>(nl - m_buf.data()) + 1;
+                break;
+            }
+            // No line starts in what was read: none of ours when that is the whole range.
+            from = m_buf.size();
+            if (from >= limit() || m_eofSeen || !readMore(kStep))
+                return;
+        }
+    }
+    while (pos < limit()) {
+        if (pos >= m_buf.size() && (m_eofSeen || !readMore(kStep)))
+            break; // the file ends at a line start
+        // The end of the line that starts at pos.
+        std::size_t from = pos;
+        const char *nl = nullptr;
+        bool skipped = false;
+        for (;;) {
+            nl = static_cast<const char *>(
+                std::memchr(m_buf.data() + from, '\n', m_buf.size() - from));
+            if (nl)
+                break;
+            if (m_buf.size() - pos > m_cfg.maxLine) {
+                // Over the limit and not ended yet: keep its head only (LineReader's rule).
+                ++lines;
+                const std::string head = m_buf.substr(pos, kHead);
+                const std::uint64_t length = skipLongLine(pos);
+                tooLong(head, length);
+                skipped = true;
+                break;
+            }
+            from = m_buf.size();
+            if (m_eofSeen || !readMore(kStep))
+                break;
+        }
+        if (skipped) {
+            pos = 0; // the buffer now starts right after that line
+            continue;
+        }
+        if (nl) {
+            const auto len = static_cast<std::size_t>(nl - (m_buf.data() + pos));
+            if (!line(std::string_view(m_buf.data() + pos, len), pos))
+                return;
+            pos += len + 1;
+            continue;
+        }
+        // The file's last line, without a trailing newline.
+        if (!line(std::string_view(m_buf.data() + pos, m_buf.size() - pos), pos))
+            return;
+        break;
+    }
+}
+
+std::uint64_t FileChunk::skipLongLine(std::size_t pos)
+{
+    std::uint64_t length = m_buf.size() - pos;
+    m_base += m_buf.size();
+    m_buf.clear();
+    for (;;) {
+        if (m_eofSeen || !readMore(kStep)) {
+            m_buf.clear();
+            return length; // the file ends inside it
+        }
+        const auto *nl = static_cast<const char *>(std::memchr(m_buf.data(), '\n', m_buf.size()));
+        if (nl) {
+            const auto more = static_cast<std::size_t>(nl - m_buf.data());
+            length += more;
+            m_buf.erase(0, more + 1);
+            m_base += more + 1;
+            return length;
+        }
+        length += m_buf.size();
+        m_base += m_buf.size();
+        m_buf.clear();
+    }
+}
+
+void FileChunk::tooLong(std::string_view head, std::uint64_t length)
+{
+    ChunkLineError &e = errors.emplace_back();
+    e.before = static_cast<std::uint32_t>(records.size());
+    e.line = lines;
+    e.tooLong = true;
+    e.length = length;
+    e.reason = "record_too_large";
+    e.raw.assign(head);
+}
+
+bool FileChunk::line(std::string_view text, std::size_t pos)
+{
+    ++lines;
+    if (text.size() > m_cfg.maxLine) {
+        tooLong(text.substr(0, kHead), text.size());
+        return true;
+    }
+    if (m_fileStart && lines == 1 && text.substr(0, 3) == "\xEF\xBB\xBF")
+        text.remove_prefix(3); // a UTF-8 byte order mark is not part of the data
+    if (isBlank(text))
+        return true;
+    if (m_cfg.csv && text.find('"') != std::string_view::npos) {
+        CsvReader::QuoteScan scan;
+        scan.feed(text);
+        if (scan.open()) { // spans lines: the loop thread reads on from here
+            --lines;
+            stop = true;
+            stopOffset = m_base + pos;
+            return false;
+        }
+    }
+    Record &rec = records.emplace_back();
+    const bool ok
+        = m_cfg.csv ? m_cfg.csv->parse(text, rec, m_error) : m_parser.parse(text, rec, m_error);
+    if (!ok) {
+        records.pop_back();
+        ChunkLineError &e = errors.emplace_back();
+        e.before = static_cast<std::uint32_t>(records.size());
+        e.line = lines;
+        e.reason = m_error;
+        e.raw.assign(text);
+    }
+    return true;
+}
+
+FileChunkReader::FileChunkReader(ChunkRunner &runner,
+                                 FileChunkConfig cfg,
+                                 std::uint64_t offset,
+                                 std::uint64_t lineNumber)
+    : m_cfg(cfg)
+    , m_queue(runner)
+    , m_start(offset)
+    , m_next(offset)
+    , m_baseLine(lineNumber)
+    , m_firstIsFileStart(lineNumber == 0)
+{
+    struct stat st
+    {
+    };
+    if (::fstat(m_cfg.fd, &st) == 0 && st.st_size > 0)
+        m_size = static_cast<std::uint64_t>(st.st_size);
+}
+
+bool FileChunkReader::splittable(int fd)
+{
+    struct stat st
+    {
+    };
+    return ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+void FileChunkReader::topUp()
+{
+    while (!m_issuedAll && !m_queue.full()) {
+        std::unique_ptr<FileChunk> c = m_queue.take();
+        if (!c)
+            c = std::make_unique<FileChunk>(m_cfg);
+        const std::uint64_t begin = m_next;
+        // The last range reads to the end, whatever the file has grown to meanwhile.
+        const bool last = m_size <= begin || m_size - begin <= kChunkBytes;
+        const std::uint64_t end = last ? FileChunk::kToEnd : begin + kChunkBytes;
+        c->assign(begin, end, begin == m_start, begin == m_start && m_firstIsFileStart);
+        m_queue.submit(std::move(c));
+        m_issuedAll = last;
+        m_next = end;
+    }
+}
+
+FileChunkReader::Next
+FileChunkReader::next(Record *&record, const ChunkLineError *&error, std::uint64_t &line)
+{
+    for (;;) {
+        if (!m_cur) {
+            topUp();
+            m_cur = m_queue.front();
+            if (!m_cur)
+                return Next::End;
+            m_rec = m_err = 0;
+        }
+        FileChunk &c = *m_cur;
+        if (m_err < c.errors.size() && c.errors[m_err].before == m_rec) {
+            error = &c.errors[m_err++];
+            line = m_baseLine + error->line;
+            return Next::Error;
+        }
+        if (m_rec < c.records.size()) {
+            record = &c.records[m_rec++];
+            return Next::Record;
+        }
+        // The chunk is handed out.
+        m_cur = nullptr;
+        m_baseLine += c.lines;
+        // The chunks after a failed read or a stop are not read this way; after the last one
+        // (the range to the end) nothing is in flight.
+        if (!c.readError.empty() || c.stop) {
+            m_readError = c.readError;
+            m_resumeOffset = c.stopOffset;
+            m_resumeLine = m_baseLine;
+            const bool stop = c.stop && c.readError.empty();
+            m_queue.pop();
+            m_queue.drain();
+            m_issuedAll = true;
+            return stop ? Next::Sequential : Next::End;
+        }
+        m_queue.pop();
+    }
+}
+
+} // namespace tideline::sources
