@@ -77,6 +77,25 @@ class CompareTest : public QObject
     Q_OBJECT
 
 private slots:
+    // Final results: the last row per window and key; a Kafka Streams retraction (a session
+    // merged away) removes its window from them, and a later row of it counts again.
+    void finalRowsDropRetractedWindows()
+    {
+        expected::RowIdentity id;
+        id.fields = {"k", "window_start", "window_end"};
+        const std::vector<std::string> rows
+            = {R"({"k":"a","window_start":0,"window_end":10,"n":1,"emit":"update"})",
+               R"({"k":"b","window_start":0,"window_end":5,"n":1,"emit":"update"})",
+               R"({"k":"a","window_start":0,"window_end":10,"n":null,"emit":"retract"})",
+               R"({"k":"a","window_start":0,"window_end":20,"n":2,"emit":"update"})",
+               R"({"k":"b","window_start":0,"window_end":5,"n":null,"emit":"retract"})",
+               R"({"k":"b","window_start":0,"window_end":5,"n":3,"emit":"update"})"};
+        const std::vector<std::string> want
+            = {R"({"k":"b","window_start":0,"window_end":5,"n":3})",
+               R"({"k":"a","window_start":0,"window_end":20,"n":2})"};
+        QCOMPARE(compare::finalRows(rows, id), want);
+    }
+
     void tinyInputMatchesTheHandTrace()
     {
         testing::TempDir dir;

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <optional>
 #include <ostream>
 
 namespace tideline::compare {
@@ -127,12 +128,15 @@ std::vector<std::string> finalRows(const std::vector<std::string> &rows,
 {
     if (identity.fields.empty())
         return rows;
-    std::vector<std::string> out;
+    // One slot per window and key, in the order each first appeared; a retraction ("emit":
+    // "retract", a Kafka Streams session merged away) empties its slot: that window is no
+    // result any more (a later row of the same identity fills it again).
+    std::vector<std::optional<std::string>> out;
     std::map<std::string, std::size_t> slot; // identity -> index in out
     for (const auto &line : rows) {
         auto j = nlohmann::ordered_json::parse(line, nullptr, false);
         if (!j.is_object()) {
-            out.push_back(line);
+            out.emplace_back(line);
             continue;
         }
         std::string id;
@@ -140,14 +144,23 @@ std::vector<std::string> finalRows(const std::vector<std::string> &rows,
             auto it = j.find(f);
             id += f + "=" + (it == j.end() ? std::string("<absent>") : it->dump()) + "\x1f";
         }
+        const auto emit = j.find("emit");
+        const bool retract = emit != j.end() && *emit == "retract";
         j.erase("emit");
         auto [it, fresh] = slot.emplace(id, out.size());
         if (fresh)
-            out.push_back(j.dump());
+            out.emplace_back();
+        if (retract)
+            out[it->second].reset();
         else
             out[it->second] = j.dump(); // a later row of the window replaces the earlier one
     }
-    return out;
+    std::vector<std::string> kept;
+    kept.reserve(out.size());
+    for (auto &row : out)
+        if (row)
+            kept.push_back(std::move(*row));
+    return kept;
 }
 
 void comparePairs(Report &report)

@@ -1,7 +1,10 @@
 // sink.upsert: the latest record per key, persisted in RocksDB. Writing a key again replaces
 // its row, so replaying the same input any number of times leaves the same table: the sink is
 // idempotent, which makes at-least-once delivery safe. Rows are batched (4096 per write) and
-// committed at every checkpoint (synced) and at the end of the run.
+// committed at every checkpoint (synced) and at the end of the run. A retraction row
+// ("emit": "retract": Kafka Streams mode's tombstone for a session merged away) deletes its
+// key's row instead, as a KTable deletes on a tombstone: the table then holds the sessions that
+// are results, not the ones merged away.
 //
 // A checkpoint also records the table's RocksDB identity: a table deleted (open() then creates
 // an empty one) or replaced by another since the checkpoint would resume with the rows written
@@ -58,9 +61,14 @@ public:
                 return;
             }
         }
-        m_value.clear();
-        appendJson(record, m_value);
-        m_store.put(m_key, m_value);
+        if (const Value emit = record.get("emit");
+            emit.type == ValueType::String && emit.s == "retract") [[unlikely]] {
+            m_store.erase(m_key);
+        } else {
+            m_value.clear();
+            appendJson(record, m_value);
+            m_store.put(m_key, m_value);
+        }
         ++m_rowsWritten;
         if (m_store.pending() >= kBatchRows)
             commit(false);

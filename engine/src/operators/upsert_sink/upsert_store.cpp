@@ -62,6 +62,11 @@ void Store::put(std::string_view key, std::string_view value)
                  rocksdb::Slice(value.data(), value.size()));
 }
 
+void Store::erase(std::string_view key)
+{
+    m_batch->Delete(rocksdb::Slice(key.data(), key.size()));
+}
+
 std::size_t Store::pending() const
 {
     return static_cast<std::size_t>(m_batch->Count());

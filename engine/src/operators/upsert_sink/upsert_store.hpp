@@ -25,6 +25,8 @@ public:
     /// with other key fields (`keyDescription`, e.g. "event_id").
     bool open(const std::string &path, const std::string &keyDescription, std::string &error);
     void put(std::string_view key, std::string_view value);
+    /// Deletes the key's row (in the pending batch, like put).
+    void erase(std::string_view key);
     /// Writes the pending batch (sync: wait for the WAL on disk).
     bool commit(bool sync, std::string &error);
     /// Commits, flushes the memtable and closes.
