@@ -28,7 +28,8 @@ Options:
   --metrics-interval MS   metrics interval (default 1000)
   --parallelism N|auto    run keyed nodes (keyed windows, dedup) as N instances on N
                           threads, overriding settings.parallelism; auto = the cores
-                          available. Outputs are the same for every N
+                          available. Outputs are the same for every N, and a checkpoint
+                          taken at one N restores at any other
   --fresh                 discard existing checkpoints and start from the beginning
   --checkpoint-dir DIR    override settings.checkpoint.dir
   --member NAME           this process's name in a Kafka consumer group (default
