@@ -2,6 +2,7 @@
 
 #include <tideline/engine/record_replay.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
