@@ -158,6 +158,77 @@ private Q_SLOTS:
         }
     }
 
+    void fastPathShapesAndNumbers()
+    {
+        // The fast path predicts a line's keys from the last line's order and reads integers
+        // a word at a time; whatever the order, repeats and lengths, it must give exactly what
+        // simdjson gives (accept or reject, record, message).
+        RecordParser fast;
+        RecordParser slow(RecordLimits{.fastPath = false});
+        auto same = [&](const std::string &line) {
+            Record a, b;
+            std::string ea, eb;
+            const bool okA = fast.parse(line, a, ea);
+            const bool okB = slow.parse(line, b, eb);
+            QVERIFY2(okA == okB, line.c_str());
+            if (okA)
+                QVERIFY2(a == b && toJson(a) == toJson(b), line.c_str());
+            else
+                QCOMPARE(ea, eb);
+        };
+        const std::vector<std::string> lines = {
+            j("{'event_id':1,'user_id':8183,'value':21,'t':1700000000000,'p':0}"),
+            j("{'event_id':2,'user_id':3811,'value':43,'t':1700000000001,'p':1}"),
+            // The same keys in another order, a key missing, one more, one renamed.
+            j("{'user_id':7,'event_id':3,'value':4,'t':5,'p':6}"),
+            j("{'event_id':4,'value':43,'t':1700000000001,'p':1}"),
+            j("{'event_id':5,'user_id':1,'value':2,'t':3,'p':4,'extra':'x'}"),
+            j("{'event_id':6,'user_idx':1,'value':2,'t':3,'p':4}"),
+            // A predicted key that is a prefix of the line's key, and the other way round.
+            j("{'event_id':7,'user':1,'value':2,'t':3,'p':4}"),
+            j("{'event_id':8,'user_id':1,'value':2,'t':3,'p':4}"),
+            // Duplicates where the prediction points (the last value wins, simdjson decides).
+            j("{'event_id':9,'event_id':10,'user_id':1,'value':2,'t':3,'p':4}"),
+            j("{'event_id':9,'user_id':1,'value':2,'t':3,'p':4,'p':5}"),
+            j("{'event_id':9,'user_id':1,'user_id':2,'value':2,'t':3,'p':4}"),
+            // Nested objects, their first keys predicted too.
+            j("{'bid':{'auction':1,'price':2},'n':{'a':{'b':3}},'e':4}"),
+            j("{'bid':{'auction':5,'price':6},'n':{'a':{'b':7}},'e':8}"),
+            j("{'bid':{'price':6,'auction':5},'n':{'a':{'c':7}},'e':8}"),
+            j("{'bid':{'auction':5,'auction':6},'n':{},'e':8}"),
+            j("{'bid':1,'n':{'a':{'b':7}},'e':8}"),
+            // Space and malformed text after a predicted key.
+            j("{ 'bid' : { 'auction' : 5 } , 'e' : 8 }"),
+            j("{'bid':{'auction'5},'e':8}"),
+            j("{'bid':{'auction':5},'e'"),
+            j("{'bid':{'auction"),
+            "{\"bid\":{\"auc\\u0074ion\":5},\"e\":8}",
+        };
+        for (int round = 0; round < 2; ++round)
+            for (const auto &line : lines)
+                same(line);
+        // Integers of every length, with and without 8 bytes after them, signs, zeros, and
+        // what follows a number.
+        for (int digits = 1; digits <= 20; ++digits) {
+            std::string n;
+            for (int d = 0; d < digits; ++d)
+                n += static_cast<char>('1' + (d * 7) % 9);
+            for (const std::string &sign : {std::string(), std::string("-")})
+                for (const std::string &after :
+                     {std::string("}"), std::string(",\"k\":\"long enough tail\"}"),
+                      std::string(".5}"), std::string("e3}"), std::string(" }"),
+                      std::string("x}")}) {
+                    same("{\"n\":" + sign + n + after);
+                    same("{\"n\":" + sign + "0" + n + after);
+                }
+        }
+        for (const char *line :
+             {"{\"n\":0}", "{\"n\":-0}", "{\"n\":00}", "{\"n\":-}", "{\"n\":0,\"m\":\"12345678\"}",
+              "{\"n\":99999999}", "{\"n\":100000000,\"m\":1}", "{\"n\":999999999999999999}",
+              "{\"n\":-999999999999999999}", "{\"n\":1234567890123456789}"})
+            same(line);
+    }
+
     void staticNamesAndStrings()
     {
         // Process-lifetime names and strings are referenced, not copied; the record behaves

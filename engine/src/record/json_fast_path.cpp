@@ -78,14 +78,6 @@ inline bool sameKey(const char *a, const char *b, std::size_t n)
     return load8(a + n - 8) == load8(b + n - 8);
 }
 
-/// Whether the 8 bytes of w (little-endian) are all ASCII digits.
-inline bool eightDigits(std::uint64_t w)
-{
-    return ((w & 0xF0F0F0F0F0F0F0F0ULL)
-            | (((w + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) >> 4))
-           == 0x3333333333333333ULL;
-}
-
 /// The value of 8 ASCII digits (first digit in the lowest byte).
 inline std::uint64_t parseEightDigits(std::uint64_t w)
 {
@@ -96,6 +88,24 @@ inline std::uint64_t parseEightDigits(std::uint64_t w)
     w = (w * 10) + (w >> 8);
     return (((w & mask) * mul1) + (((w >> 16) & mask) * mul2)) >> 32;
 }
+
+/// How many of the 8 bytes of w (little-endian: the first byte is the lowest) are ASCII
+/// digits before the first byte that is not one (8: all are).
+inline unsigned leadingDigits(std::uint64_t w)
+{
+    // Per byte: high nibble 3 and (byte + 6)'s high nibble 3 iff it is a digit, so x's byte is
+    // 0 exactly for digits. Adding 6 carries into the next byte only from a byte >= 0xFA, which
+    // is not a digit: every byte up to the first non-digit is computed exactly.
+    const std::uint64_t x = ((w & 0xF0F0F0F0F0F0F0F0ULL)
+                             | (((w + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) >> 4))
+                            ^ 0x3333333333333333ULL;
+    // The high bit of each byte that is not zero.
+    const std::uint64_t nonZero
+        = (((x & 0x7F7F7F7F7F7F7F7FULL) + 0x7F7F7F7F7F7F7F7FULL) | x) & 0x8080808080808080ULL;
+    return nonZero ? static_cast<unsigned>(__builtin_ctzll(nonZero)) / 8 : 8;
+}
+
+constexpr std::uint64_t kPow10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
 
 inline const char *skipWs(const char *p, const char *end)
 {
@@ -153,7 +163,7 @@ public:
         if (p >= end || *p != '{')
             return false;
         ++p;
-        if (!object(p, kRootParent, std::string_view(), 0))
+        if (!object(p, kRootParent, std::string_view(), 0, &m_names.rootFirst))
             return false;
         return skipWs(p, end) == end && !m_names.uncachedDuplicates();
     }
@@ -166,9 +176,11 @@ private:
                     std::string_view parentName,
                     std::string_view key,
                     std::string &built,
-                    std::string_view &name)
+                    std::string_view &name,
+                    FastNames::Slot *&hit)
     {
         using Impl = FastNames;
+        hit = nullptr;
         std::size_t h = 0;
         Impl::Slot *slot = nullptr;
         if (parent && key.size() <= sizeof(Impl::Slot::key) && !key.empty()) {
@@ -188,6 +200,7 @@ private:
                         return -1; // the same key twice in one object: the slow path decides
                     s.seen = m_names.line;
                     name = s.full.s;
+                    hit = &s;
                     return 1;
                 }
             }
@@ -211,6 +224,7 @@ private:
                 slot->seen = m_names.line;
                 ++m_names.used;
                 name = interned;
+                hit = slot;
                 return 1;
             }
         }
@@ -229,8 +243,14 @@ private:
             m_out.append(name, v);
     }
 
-    /// p is just after '{'; on success p is just after the matching '}'.
-    bool object(const char *&p, const char *parent, std::string_view parentName, int depth)
+    /// p is just after '{'; on success p is just after the matching '}'. firstLink: where
+    /// the slot of this object's first key is predicted and recorded (null when the object's
+    /// path is not interned: its keys are not cached either).
+    bool object(const char *&p,
+                const char *parent,
+                std::string_view parentName,
+                int depth,
+                FastNames::Slot **firstLink)
     {
         const char *end = m_end;
         p = skipWs(p, end);
@@ -242,26 +262,51 @@ private:
         }
         // Names of this level that are not interned are built here (one buffer per depth).
         std::string &built = m_names.built[static_cast<std::size_t>(depth)];
+        // The link that predicts (and records) the slot of the next key of this object.
+        FastNames::Slot **link = firstLink;
         while (true) {
             if (p >= end || *p != '"')
                 return false;
-            const char *ks = ++p;
-            const char *ke = plainStringEnd(p, end);
-            if (!ke)
-                return false;
-            p = skipWs(ke + 1, end);
-            if (p >= end || *p != ':')
-                return false;
-            p = skipWs(p + 1, end);
-            if (p >= end)
-                return false;
+            ++p;
             std::string_view name;
-            const int resolved
-                = resolveName(parent, parentName,
-                              std::string_view(ks, static_cast<std::size_t>(ke - ks)), built, name);
-            if (resolved < 0)
-                return false;
-            const bool isStatic = resolved > 0;
+            bool isStatic;
+            FastNames::Slot *slot = link ? *link : nullptr;
+            // The predicted key: its bytes and the closing quote are all it takes, since a
+            // cached key was a plain one of the fast subset when it was cached.
+            if (slot && static_cast<std::size_t>(end - p) > slot->keyLen && p[slot->keyLen] == '"'
+                && sameKey(slot->key, p, slot->keyLen)) {
+                if (slot->seen == m_names.line)
+                    return false; // the same key twice in one object: the slow path decides
+                slot->seen = m_names.line;
+                name = slot->full.s;
+                isStatic = true;
+                p = skipWs(p + slot->keyLen + 1, end);
+                if (p >= end || *p != ':')
+                    return false;
+                p = skipWs(p + 1, end);
+                if (p >= end)
+                    return false;
+            } else {
+                const char *ks = p;
+                const char *ke = plainStringEnd(p, end);
+                if (!ke)
+                    return false;
+                p = skipWs(ke + 1, end);
+                if (p >= end || *p != ':')
+                    return false;
+                p = skipWs(p + 1, end);
+                if (p >= end)
+                    return false;
+                const int resolved = resolveName(
+                    parent, parentName, std::string_view(ks, static_cast<std::size_t>(ke - ks)),
+                    built, name, slot);
+                if (resolved < 0)
+                    return false;
+                isStatic = resolved > 0;
+                if (link && slot)
+                    *link = slot; // this line's shape predicts the next one's
+            }
+            link = slot ? &slot->next : nullptr;
             const char c = *p;
             if (c == '"') {
                 const char *vs = ++p;
@@ -279,13 +324,14 @@ private:
                     return false;
                 ++p;
                 if (isStatic) {
-                    if (!object(p, name.data(), name, depth + 1))
+                    if (!object(p, name.data(), name, depth + 1,
+                                slot ? &slot->firstChild : nullptr))
                         return false;
                 } else {
                     // Children need the path's bytes after `built` is reused at this depth.
                     std::string &own = m_names.parents[static_cast<std::size_t>(depth)];
                     own.assign(name);
-                    if (!object(p, nullptr, own, depth + 1))
+                    if (!object(p, nullptr, own, depth + 1, nullptr))
                         return false;
                 }
             } else if (c == 't' && end - p >= 4 && std::memcmp(p, "true", 4) == 0) {
@@ -325,16 +371,33 @@ private:
             ++p;
         const char *ds = p;
         std::uint64_t v = 0;
-        // Eight digits at a time (SWAR) while they last: timestamps have 13.
-        while (end - p >= 8 && p - ds <= 8) {
+        // A word at a time while 8 bytes remain: the run of digits it starts with is read in
+        // one go (no loop per digit, whose exit the CPU mispredicts when lengths vary from
+        // field to field). Past 18 digits the number is refused below anyway; v may wrap
+        // first, harmlessly (unsigned).
+        bool stopped = false; // a non-digit was found within a word
+        while (end - p >= 8) {
             std::uint64_t w;
             std::memcpy(&w, p, sizeof w);
-            if (!eightDigits(w))
-                break;
-            v = v * 100000000ULL + parseEightDigits(w);
-            p += 8;
+            const unsigned n = leadingDigits(w);
+            if (n == 8) {
+                v = v * 100000000ULL + parseEightDigits(w);
+                p += 8;
+                if (p - ds > 18)
+                    break;
+                continue;
+            }
+            if (n > 0) {
+                // The n digits moved to the top bytes, '0's below them: the same value.
+                const std::uint64_t aligned
+                    = (w << (8 * (8 - n))) | (0x3030303030303030ULL >> (8 * n));
+                v = v * kPow10[n] + parseEightDigits(aligned);
+                p += n;
+            }
+            stopped = true;
+            break;
         }
-        while (p < end && *p >= '0' && *p <= '9' && p - ds < 19) {
+        while (!stopped && p < end && *p >= '0' && *p <= '9' && p - ds < 19) {
             v = v * 10 + static_cast<std::uint64_t>(*p - '0');
             ++p;
         }

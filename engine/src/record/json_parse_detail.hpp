@@ -28,11 +28,17 @@ struct FastNames
         char key[28] = {};
         StaticPath full{std::string_view()};
         std::uint32_t seen = 0; ///< the line (FastNames::line) that last used this key
+        /// The shape of the last line that had this key: the slot of the key that followed it
+        /// in its object (a sibling: same parent), and of the first key of the object it held.
+        /// The next line is predicted to repeat them, which skips the key's scan and lookup.
+        Slot *next = nullptr;
+        Slot *firstChild = nullptr;
     };
     static constexpr std::size_t kSlots = 512; // power of two
     static constexpr std::size_t kMaxUsed = 384;
     std::array<Slot, kSlots> slots{};
     std::size_t used = 0;
+    Slot *rootFirst = nullptr; ///< the slot of the last line's first top-level key
     std::array<std::string, kFastMaxDepth> built;   ///< names not interned, per depth
     std::array<std::string, kFastMaxDepth> parents; ///< a not-interned object path, per depth
     /// Stamp of the line being parsed: a key whose slot already carries it is a duplicate.

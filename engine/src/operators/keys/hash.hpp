@@ -20,6 +20,7 @@ inline std::uint64_t hashBytes(std::string_view bytes) noexcept
     std::uint64_t h = 0x243F6A8885A308D3ull ^ (bytes.size() * kMul);
     const char *p = bytes.data();
     std::size_t n = bytes.size();
+    const std::size_t total = n;
     while (n >= 8) {
         std::uint64_t w;
         std::memcpy(&w, p, 8);
@@ -30,7 +31,15 @@ inline std::uint64_t hashBytes(std::string_view bytes) noexcept
     }
     if (n > 0) {
         std::uint64_t w = 0;
-        std::memcpy(&w, p, n);
+        if (total >= 8) {
+            // The same word (the last n bytes, zero-extended) from one load of the key's last
+            // 8 bytes: a memcpy of n bytes was a byte loop whose stores the word's load then
+            // waited for (one integer key is 9 bytes).
+            std::memcpy(&w, p + n - 8, 8);
+            w >>= 8 * (8 - n);
+        } else {
+            std::memcpy(&w, p, n);
+        }
         h = (h ^ w ^ (static_cast<std::uint64_t>(n) << 56)) * kMul;
         h ^= h >> 29;
     }

@@ -62,7 +62,7 @@ public:
     {
         const Timestamp t = rec.time;
         if (m_cfg.type == WindowType::Tumbling) {
-            const Timestamp start = satSub(t, floorMod(t, m_cfg.size));
+            const Timestamp start = tumblingStart(t);
             if (cleanupTime(satAdd(start, m_cfg.size)) <= m_wm) {
                 out.emitLate("window_closed", std::move(rec), m_wm);
                 return;
@@ -304,6 +304,25 @@ public:
     }
 
 private:
+    /// satSub(t, floorMod(t, size)) without the division (tens of cycles) while records stay in
+    /// the window of the previous one, which they mostly do.
+    Timestamp tumblingStart(Timestamp t)
+    {
+        if (t >= m_tumbleFrom && t < m_tumbleTo)
+            return m_tumbleFrom;
+        const Timestamp r = floorMod(t, m_cfg.size);
+        Timestamp start, end;
+        // Remembered only when exact (no saturation): then every t' in [start, end) has
+        // remainder t' - start, and the same start.
+        if (!__builtin_sub_overflow(t, r, &start)
+            && !__builtin_add_overflow(start, m_cfg.size, &end)) {
+            m_tumbleFrom = start;
+            m_tumbleTo = end;
+            return start;
+        }
+        return satSub(t, r);
+    }
+
     Pane &pane(Timestamp start)
     {
         if (m_lastPane != nullptr && m_lastStart == start)
@@ -512,7 +531,8 @@ private:
     std::vector<PaneTable> m_pool;
     Pane *m_lastPane = nullptr;
     Timestamp m_lastStart = 0;
-    std::size_t m_expected = 16; ///< keys per window seen last: initial table size
+    Timestamp m_tumbleFrom = 1, m_tumbleTo = 0; ///< tumblingStart's last window (none yet)
+    std::size_t m_expected = 16;                ///< keys per window seen last: initial table size
     std::int64_t m_entries = 0;
     std::vector<std::uint32_t> m_order;
     std::vector<std::string_view> m_sortKeys;
