@@ -4,6 +4,7 @@
 // error record) and skips the rest, so a 10 MiB line costs no more memory than the limit.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -12,6 +13,7 @@ namespace tideline {
 namespace recording {
 class Capture;
 class Feed;
+struct LineBatch;
 } // namespace recording
 
 class LineReader
@@ -54,6 +56,8 @@ private:
     bool fill();
     recording::Capture *m_capture = nullptr;
     recording::Feed *m_feed = nullptr;
+    /// A replay's lines, a batch per call into the feed (views of the recording's bytes).
+    std::unique_ptr<recording::LineBatch> m_batch;
     int m_source = -1;
     int m_fd = -1;
     std::string m_buf;
