@@ -98,9 +98,7 @@ std::string drive(const std::string &dir, bool batched, std::string &failure)
         failure = error;
         return {};
     }
-    LineBatch batch[2];
-    for (auto &b : batch)
-        b.lines.resize(256);
+    LineBatch *batch[2] = {nullptr, nullptr};
     std::ostringstream log;
     std::mt19937 rng(7);
     bool ended[2] = {false, false};
@@ -110,14 +108,15 @@ std::string drive(const std::string &dir, bool batched, std::string &failure)
         std::optional<std::int64_t> offset;
         std::string headers;
         if (batched) {
-            LineBatch &b = batch[s];
-            if (!b.left()) {
-                const Feed::Next n = r->nextLines(s, anyTime, b);
+            // The feed's one batch: another source's lines left in it are not this one's.
+            if (!batch[s] || batch[s]->source != s || !batch[s]->left()) {
+                const Feed::Next n = r->nextLines(s, anyTime, batch[s]);
                 if (n != Feed::Next::Entry) {
                     ended[s] |= n == Feed::Next::End;
                     return {};
                 }
             }
+            LineBatch &b = *batch[s];
             const LineBatch::Line &l = b.lines[static_cast<std::size_t>(b.taken++)];
             value = l.value;
             offset = l.offset;

@@ -199,7 +199,7 @@ Feed::Next Replayer::next(int source, bool anyTime, const Entry *&e)
 {
     if (source < 0 || static_cast<std::size_t>(source) >= m_ended.size())
         return Next::End;
-    if (batchOutstanding()) // another source's lines come first
+    if (m_batch.left()) // a batch's lines come first
         return m_ended[static_cast<std::size_t>(source)] ? Next::End : Next::Pending;
     // The previous entry handed out is consumed now (it stayed valid until this call).
     if (!fillHead())
@@ -240,19 +240,21 @@ void Replayer::viewToHead(const LineView &v, int source)
 // into the head. The first line of a batch may make the reader read on; the others may not,
 // so the views already handed over stay valid. The first line that is not the batch's (another
 // source's, or not due) becomes the head, as next() would have left it.
-Feed::Next Replayer::nextLines(int source, bool anyTime, LineBatch &batch)
+Feed::Next Replayer::nextLines(int source, bool anyTime, LineBatch *&out)
 {
+    out = &m_batch;
     if (source < 0 || static_cast<std::size_t>(source) >= m_ended.size())
         return Next::End;
     const auto ended = [&] {
         return m_ended[static_cast<std::size_t>(source)];
     };
-    if (batchOutstanding() && m_batch != &batch)
-        return ended() ? Next::End : Next::Pending;
+    if (m_batch.left()) // the batch's source takes the rest first
+        return m_batch.source == source ? Next::Entry : ended() ? Next::End : Next::Pending;
+    LineBatch &batch = m_batch;
+    batch.source = source;
     batch.count = batch.taken = 0;
-    m_batch = &batch;
-    if (batch.lines.empty())
-        batch.lines.resize(1);
+    if (batch.lines.empty()) // as many as the loop pulls from a source per turn (batchSize)
+        batch.lines.resize(256);
     if (m_haveHead || m_exhausted) {
         // A head already parsed as an Entry (after another source's turn, or a line not due
         // yet), or the end of the recording: the line-by-line way, for this one line.

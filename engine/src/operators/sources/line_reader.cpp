@@ -143,9 +143,6 @@ void LineReader::replay(recording::Feed *feed, int source)
 {
     m_feed = feed;
     m_source = source;
-    // As many lines per call as the loop pulls from a source per turn (JobOptions::batchSize).
-    m_batch = std::make_unique<recording::LineBatch>();
-    m_batch->lines.resize(256);
 }
 
 LineReader::Result LineReader::captured(std::string_view &line, std::uint64_t &fullLength)
@@ -167,9 +164,8 @@ LineReader::fromFeed(std::string_view &line, std::uint64_t &fullLength, bool rec
 {
     if (m_eof)
         return Result::End;
-    recording::LineBatch &batch = *m_batch;
-    if (!batch.left()) [[unlikely]] {
-        switch (m_feed->nextLines(m_source, !recordStart, batch)) {
+    if (!m_batch || m_batch->source != m_source || !m_batch->left()) [[unlikely]] {
+        switch (m_feed->nextLines(m_source, !recordStart, m_batch)) {
         case recording::Feed::Next::Pending:
             if (recordStart)
                 return Result::Pending;
@@ -186,6 +182,7 @@ LineReader::fromFeed(std::string_view &line, std::uint64_t &fullLength, bool rec
     }
     // Taken from the batch: a line that continues a record (recordStart false) is the next
     // line of this source whatever its time, and the batch's lines are that.
+    recording::LineBatch &batch = *m_batch;
     const recording::LineBatch::Line &l = batch.lines[static_cast<std::size_t>(batch.taken++)];
     m_lineNumber = l.offset ? static_cast<std::uint64_t>(*l.offset) : m_lineNumber + 1;
     line = l.value;

@@ -4,7 +4,6 @@
 // error record) and skips the rest, so a 10 MiB line costs no more memory than the limit.
 
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <string_view>
 
@@ -56,8 +55,8 @@ private:
     bool fill();
     recording::Capture *m_capture = nullptr;
     recording::Feed *m_feed = nullptr;
-    /// A replay's lines, a batch per call into the feed (views of the recording's bytes).
-    std::unique_ptr<recording::LineBatch> m_batch;
+    /// A replay's lines, a batch per call into the feed (the feed's, views of its bytes).
+    recording::LineBatch *m_batch = nullptr;
     int m_source = -1;
     int m_fd = -1;
     std::string m_buf;
