@@ -34,7 +34,6 @@ constexpr auto kHex = [] {
 struct Columns
 {
     std::size_t tab[kColumns - 1]; ///< positions of the eight separators
-    bool headerEscapes = false;    ///< a backslash before the value column
     bool valueEscapes = false;     ///< a backslash in the value column
     bool valueTab = false;         ///< a ninth tab (too many columns)
 };
@@ -55,14 +54,11 @@ bool scanColumns(std::string_view line, Columns &c)
             if (found == kColumns - 1)
                 valueStart = base + static_cast<std::size_t>(bit) + 1;
         }
-        if (found < kColumns - 1) {
-            c.headerEscapes |= slashes != 0;
-            return;
-        }
+        if (found < kColumns - 1)
+            return; // backslashes before the value: the columns that may have them look
         // The last separator may sit inside this block: split its backslashes at the value.
         const std::size_t from = valueStart > base ? valueStart - base : 0;
         const std::uint32_t valueMask = from >= 32 ? 0 : ~0u << from;
-        c.headerEscapes |= (slashes & ~valueMask) != 0;
         c.valueEscapes |= (slashes & valueMask) != 0;
         c.valueTab |= (tabs & valueMask) != 0;
     };
@@ -83,14 +79,18 @@ bool scanColumns(std::string_view line, Columns &c)
             tabs |= std::uint64_t{mask(p + 16 * k, tab)} << (16 * k);
             slashes |= std::uint64_t{mask(p + 16 * k, slash)} << (16 * k);
         }
-        if (__builtin_popcountll(tabs) >= kColumns - 1) {
+        // At least eight tabs: clear the lowest seven, one must be left. (Not popcount: the
+        // portable build has no POPCNT, and __builtin_popcountll became a libgcc call.)
+        std::uint64_t rest = tabs;
+        for (int k = 0; k < kColumns - 2; ++k)
+            rest &= rest - 1;
+        if (rest != 0) {
             for (int k = 0; k < kColumns - 1; ++k) {
                 c.tab[k] = static_cast<std::size_t>(__builtin_ctzll(tabs));
                 tabs &= tabs - 1;
             }
             const std::size_t value = c.tab[kColumns - 2] + 1;
             const std::uint64_t valueMask = value >= 64 ? 0 : ~std::uint64_t{0} << value;
-            c.headerEscapes = (slashes & ~valueMask) != 0;
             c.valueEscapes = (slashes & valueMask) != 0;
             c.valueTab = tabs != 0; // the tabs left are all after the eighth
             std::uint32_t moreTabs = 0, moreSlashes = 0;
@@ -157,11 +157,13 @@ template<typename Int>
     return true;
 }
 
-/// The line when everything in it is as the recorder writes it: false sends the line to the
-/// reference parser, which either reads it the same way or says what is wrong with it.
-[[nodiscard]] bool parseFast(std::string_view line, Entry &e, std::string &sourceId)
+/// What both fast readings check first: the separators (exactly nine columns), the CRC and
+/// at_ms. False: not a line as the recorder writes it (the reference parser says why).
+[[nodiscard]] bool splitChecked(std::string_view line,
+                                Columns &c,
+                                std::string_view (&cols)[kColumns],
+                                std::int64_t &atMs)
 {
-    Columns c;
     if (!scanColumns(line, c) || c.valueTab || c.tab[0] != 8)
         return false;
     // The CRC's digits are random: a table and one check at the end, not a branch per digit
@@ -174,28 +176,50 @@ template<typename Int>
     }
     if ((bad & 0x80) || checkpoint::crc32c(line.substr(9)) != want)
         return false;
-    auto col = [&](int k) {
-        const std::size_t from = c.tab[k - 1] + 1;
-        const std::size_t to = k < kColumns - 1 ? c.tab[k] : line.size();
-        return line.substr(from, to - from);
-    };
+    std::size_t from = 0;
+    for (int k = 0; k < kColumns - 1; ++k) {
+        cols[k] = line.substr(from, c.tab[k] - from);
+        from = c.tab[k] + 1;
+    }
+    cols[kColumns - 1] = line.substr(from);
     std::optional<std::int64_t> at;
-    if (!parseInt(col(1), at) || !at || *at < 0)
+    if (!parseInt(cols[1], at) || !at || *at < 0)
         return false;
-    e.atMs = *at;
-    const std::string_view source = col(2), key = col(6), headers = col(7), value = col(8);
-    if (c.headerEscapes) { // a key or header with escapes, an odd source id: rare
+    atMs = *at;
+    return true;
+}
+
+/// Not a flag from the scan: nearly every line has a backslash before its value (`\N`, an
+/// absent column), so the short source id and key are looked at themselves.
+bool hasBackslash(std::string_view s)
+{
+    bool any = false;
+    for (char ch : s)
+        any |= ch == '\\';
+    return any;
+}
+
+/// The line when everything in it is as the recorder writes it: false sends the line to the
+/// reference parser, which either reads it the same way or says what is wrong with it.
+[[nodiscard]] bool parseFast(std::string_view line, Entry &e, std::string &sourceId)
+{
+    Columns c;
+    std::string_view col[kColumns];
+    if (!splitChecked(line, c, col, e.atMs))
+        return false;
+    const std::string_view source = col[2], key = col[6], headers = col[7], value = col[8];
+    if (hasBackslash(source)) { // an odd source id: rare
         if (!unescape(source, sourceId))
             return false;
     } else {
         sourceId.assign(source);
     }
-    if (sourceId.empty() || !parseInt(col(3), e.partition) || (e.partition && *e.partition < 0)
-        || !parseInt(col(4), e.offset) || !parseInt(col(5), e.timestamp))
+    if (sourceId.empty() || !parseInt(col[3], e.partition) || (e.partition && *e.partition < 0)
+        || !parseInt(col[4], e.offset) || !parseInt(col[5], e.timestamp))
         return false;
     if (isAbsent(key)) {
         e.key.reset();
-    } else if (!c.headerEscapes) {
+    } else if (!hasBackslash(key)) {
         e.key.emplace(key);
     } else {
         std::string k;
@@ -224,6 +248,36 @@ std::string parseLine(std::string_view line, Entry &e, std::string &sourceId)
     if (parseFast(line, e, sourceId)) [[likely]]
         return {};
     return parseLineReference(line, e, sourceId);
+}
+
+} // namespace tideline::recording
+
+namespace tideline::recording {
+
+bool parseLineView(std::string_view line, LineView &v, std::string &scratch)
+{
+    Columns c;
+    std::string_view col[kColumns];
+    if (!splitChecked(line, c, col, v.atMs))
+        return false;
+    v.sourceId = col[2];
+    if (v.sourceId.empty() || hasBackslash(v.sourceId) || !isAbsent(col[6]) || !isAbsent(col[7])
+        || !parseInt(col[3], v.partition) || (v.partition && *v.partition < 0)
+        || !parseInt(col[4], v.offset) || !parseInt(col[5], v.timestamp))
+        return false; // an escaped source id, a key or headers: parseLine reads the line
+    const std::string_view value = col[8];
+    v.end = value == kEnd;
+    v.valueAbsent = isAbsent(value);
+    if (v.end || v.valueAbsent) {
+        v.value = {};
+    } else if (!c.valueEscapes) {
+        v.value = value; // nearly every value: the recording's own bytes, no copy
+    } else {
+        if (!unescape(value, scratch))
+            return false;
+        v.value = scratch;
+    }
+    return true;
 }
 
 } // namespace tideline::recording

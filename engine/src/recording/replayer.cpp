@@ -199,6 +199,8 @@ Feed::Next Replayer::next(int source, bool anyTime, const Entry *&e)
 {
     if (source < 0 || static_cast<std::size_t>(source) >= m_ended.size())
         return Next::End;
+    if (m_batch.left()) // a batch's lines come first
+        return m_ended[static_cast<std::size_t>(source)] ? Next::End : Next::Pending;
     // The previous entry handed out is consumed now (it stayed valid until this call).
     if (!fillHead())
         // The recording ran out: a source that ended in it ends; one that did not (the run was
@@ -217,6 +219,108 @@ Feed::Next Replayer::next(int source, bool anyTime, const Entry *&e)
     ++m_replayed;
     e = &m_head;
     return Next::Entry;
+}
+
+void Replayer::viewToHead(const LineView &v, int source)
+{
+    m_head.atMs = v.atMs;
+    m_head.source = source;
+    m_head.partition = v.partition;
+    m_head.offset = v.offset;
+    m_head.timestamp = v.timestamp;
+    m_head.key.reset();
+    m_head.headers.clear();
+    m_head.value.assign(v.value);
+    m_head.valueAbsent = v.valueAbsent;
+    m_head.end = v.end;
+}
+
+// The batch hand-over of source.file's lines: what next() does line by line (end markers,
+// the time check, the counts), with each line a view of the reader's buffer instead of a copy
+// into the head. The first line of a batch may make the reader read on; the others may not,
+// so the views already handed over stay valid. The first line that is not the batch's (another
+// source's, or not due) becomes the head, as next() would have left it.
+Feed::Next Replayer::nextLines(int source, bool anyTime, LineBatch *&out)
+{
+    out = &m_batch;
+    if (source < 0 || static_cast<std::size_t>(source) >= m_ended.size())
+        return Next::End;
+    const auto ended = [&] {
+        return m_ended[static_cast<std::size_t>(source)];
+    };
+    if (m_batch.left()) // the batch's source takes the rest first
+        return m_batch.source == source ? Next::Entry : ended() ? Next::End : Next::Pending;
+    LineBatch &batch = m_batch;
+    batch.source = source;
+    batch.count = batch.taken = 0;
+    if (batch.lines.empty()) // as many as the loop pulls from a source per turn (batchSize)
+        batch.lines.resize(256);
+    if (m_haveHead || m_exhausted) {
+        // A head already parsed as an Entry (after another source's turn, or a line not due
+        // yet), or the end of the recording: the line-by-line way, for this one line.
+        const Entry *e = nullptr;
+        const Next n = next(source, anyTime, e);
+        if (n == Next::Entry) {
+            batch.lines[0] = {e->value, e->offset, e};
+            batch.count = 1;
+        }
+        return n;
+    }
+    const std::size_t cap = batch.lines.size();
+    if (m_spare.size() < cap) {
+        m_spare.resize(cap);
+        m_scratch.resize(cap);
+    }
+    const std::int64_t startedAt = m_reader->info().manifest.startedAtMs;
+    const std::int64_t now = m_clock.nowMs();
+    while (static_cast<std::size_t>(batch.count) < cap) {
+        const auto k = static_cast<std::size_t>(batch.count);
+        int from = -1;
+        const Reader::Got got
+            = m_reader->nextView(m_view, m_spare[k], from, m_scratch[k], batch.count == 0);
+        if (got == Reader::Got::NeedRead)
+            break; // the rest in the next batch
+        if (got == Reader::Got::End) {
+            const bool bad = !m_reader->error().empty();
+            m_exhausted = !bad; // the reader is not asked again at its end
+            if (batch.count > 0)
+                break; // the lines before first; the next call reports the error or the end
+            if (bad)
+                throw std::runtime_error("--replay: " + m_reader->error());
+            fillHead(); // calls onExhausted as next() does
+            return ended() ? Next::End : Next::Pending;
+        }
+        m_line = m_reader->line();
+        const bool isView = got == Reader::Got::View;
+        const Entry &entry = m_spare[k];
+        if (isView ? m_view.end : entry.end) {
+            m_ended[static_cast<std::size_t>(from)] = true;
+            continue;
+        }
+        const std::int64_t at = isView ? m_view.atMs : entry.atMs;
+        if (from != source || (!(anyTime && batch.count == 0) && startedAt + at > now)) {
+            if (isView)
+                viewToHead(m_view, from);
+            else
+                std::swap(m_head, m_spare[k]);
+            m_haveHead = true;
+            break;
+        }
+        const std::optional<std::int32_t> &partition = isView ? m_view.partition : entry.partition;
+        if (partition) {
+            auto &left = m_left[static_cast<std::size_t>(source)];
+            if (static_cast<std::size_t>(*partition) < left.size())
+                --left[static_cast<std::size_t>(*partition)];
+        }
+        ++m_replayed;
+        batch.lines[k] = isView ? LineBatch::Line{m_view.value, m_view.offset, nullptr}
+                                : LineBatch::Line{entry.value, entry.offset, &entry};
+        ++batch.count;
+    }
+    if (batch.count > 0)
+        return Next::Entry;
+    // Only the head was read: another source's record, or this source's not due yet.
+    return m_head.source != source && ended() ? Next::End : Next::Pending;
 }
 
 bool Replayer::hasRecordsLeft(int source, int partition) const

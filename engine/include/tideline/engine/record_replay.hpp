@@ -27,6 +27,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,6 +58,24 @@ protected:
 /// Convenience for generator sources: captures a built record as its JSON text.
 void captureRecord(Capture &capture, int source, const Record &record);
 
+/// A batch of a source's recorded lines (source.file's replay): views of the recording's
+/// bytes, handed over in one call instead of one next() (and one Entry copy) per line. The
+/// feed owns it (it outlives the job's sources); the source it was handed to counts `taken`.
+struct LineBatch
+{
+    struct Line
+    {
+        std::string_view value;
+        std::optional<std::int64_t> offset;
+        const Entry *entry = nullptr; ///< the whole entry, when the line has headers
+    };
+    std::vector<Line> lines; ///< [0, count) handed over; its size is the most per call
+    int source = -1;         ///< whose lines they are
+    int count = 0;
+    int taken = 0; ///< how many the source has used: the rest are still the feed's next
+    bool left() const { return taken < count; }
+};
+
 /// Where replayed sources take their input from.
 class Feed
 {
@@ -73,6 +92,13 @@ public:
     /// cell spanning lines, a header) is taken without waiting for its time. Throws
     /// std::runtime_error naming the file and line when the recording is corrupt.
     virtual Next next(int source, bool anyTime, const Entry *&e) = 0;
+    /// Points `batch` at `source`'s next records that are due (as next() would return them
+    /// one by one; `anyTime` for the first only). Entry: batch->count > 0, its lines valid
+    /// until the next call into the feed. Until the source has taken them all (taken ==
+    /// count), no other source's record comes next: the order across sources stays the
+    /// recorded one; a call while they are not all taken hands the same batch back. Throws
+    /// like next().
+    virtual Next nextLines(int source, bool anyTime, LineBatch *&batch) = 0;
     /// A bounded Kafka source's partition still has recorded records (so it is slow, not
     /// idle: SourceOperator::hasRecordsLeft).
     virtual bool hasRecordsLeft(int source, int partition) const = 0;
@@ -193,17 +219,24 @@ public:
     /// Called once when the recording ran out while some source had not ended in it (the
     /// recorded run was stopped, or killed): the runner stops the replay there too.
     std::function<void()> onExhausted;
-    std::int64_t replayed() const { return m_replayed; }
+    /// Records handed to the sources (a batch's lines as they are taken).
+    std::int64_t replayed() const
+    {
+        return m_replayed - (m_batch.left() ? m_batch.count - m_batch.taken : 0);
+    }
 
     int sourceIndex(const std::string &nodeId) const override;
     int partitions(int source) const override;
     Next next(int source, bool anyTime, const Entry *&e) override;
+    Next nextLines(int source, bool anyTime, LineBatch *&batch) override;
     bool hasRecordsLeft(int source, int partition) const override;
     std::string where() const override;
 
 private:
     explicit Replayer(std::int64_t startMs, double speed);
     bool fillHead();
+    /// The line just read as the head (it is not the batch's).
+    void viewToHead(const LineView &v, int source);
     [[nodiscard]] std::string countPartitions(const std::string &dir);
 
     ReplayClock m_clock;
@@ -218,6 +251,10 @@ private:
     std::vector<std::vector<std::int64_t>> m_left;
     std::int64_t m_replayed = 0;
     std::int64_t m_line = 0;
+    LineBatch m_batch; ///< the last batch handed out: its lines left come before anything else
+    LineView m_view;
+    std::vector<Entry> m_spare;         ///< per batch line: one that needed an Entry
+    std::vector<std::string> m_scratch; ///< per batch line: an unescaped value
 };
 
 } // namespace tideline::recording

@@ -90,6 +90,26 @@ void appendLine(std::string &out, const Entry &e, std::string_view sourceId);
 [[nodiscard]] std::string
 parseLineReference(std::string_view line, Entry &e, std::string &sourceId);
 
+/// A line read without a copy (a replay's source.file lines: the value is handed on as a view
+/// of the recording's bytes). Only for a line with no key and no headers.
+struct LineView
+{
+    std::int64_t atMs = 0;
+    std::string_view sourceId;
+    std::optional<std::int32_t> partition;
+    std::optional<std::int64_t> offset;
+    std::optional<std::int64_t> timestamp;
+    std::string_view value; ///< into the line, or into `scratch` when it had escapes
+    bool valueAbsent = false;
+    bool end = false;
+};
+
+/// Reads `line` into `v` when it is a valid line with no key, no headers and a source id
+/// without escapes; a value with escapes is unescaped into `scratch`. False for any other
+/// line, valid or not: parseLine reads it (and says what is wrong). When true, `v` holds what
+/// parseLineReference reads (the fuzz harness checks it).
+[[nodiscard]] bool parseLineView(std::string_view line, LineView &v, std::string &scratch);
+
 // --- Writing ---
 
 struct Limits
@@ -163,17 +183,41 @@ public:
     /// note; the same in a recording marked complete, or any bad line before the last, is an
     /// error.
     [[nodiscard]] bool next(Entry &e);
+
+    /// What nextView() read: a line as a view, a line parsed into the Entry, no whole line in
+    /// the buffer without reading more (only when `mayRead` is false), or the end (or an error,
+    /// then error() says it).
+    enum class Got { View, Entry, NeedRead, End };
+    /// The next line without copying it when it can be: `v` (and its value) views the buffer
+    /// until the next call with `mayRead` true, or until `scratch` changes. A line a view does
+    /// not cover (a key, headers) is parsed into `e`. `source` is set for both. A replay's
+    /// batch of lines: the first with `mayRead`, the rest without, so earlier views stay valid.
+    [[nodiscard]] Got
+    nextView(LineView &v, Entry &e, int &source, std::string &scratch, bool mayRead);
+
     const std::string &error() const { return m_error; }
     std::int64_t line() const { return m_line; }
 
 private:
     Reader() = default;
     [[nodiscard]] bool fill();
+    void map();
+    enum class Take { Line, NeedRead, End };
+    /// The next whole line (without '\n'), reading more only when `mayRead`; at the end of the
+    /// file, the checks of a torn or truncated tail (End, with error() set when it is one).
+    [[nodiscard]] Take takeLine(std::string_view &line, bool mayRead);
+    /// The manifest's index of `id`, or -1 with error() set.
+    [[nodiscard]] int sourceOf(std::string_view id);
 
     std::string m_path;
     Opened m_info;
     int m_fd = -1;
-    std::string m_buffer; ///< read straight into; [m_pos, m_end) is not parsed yet
+    std::string m_buffer; ///< read straight into (when the file is not mapped)
+    /// The file's bytes: mapped (the whole file), or m_buffer's. [m_pos, m_end) is not parsed.
+    const char *m_data = nullptr;
+    const char *m_map = nullptr; ///< the mapping, when there is one
+    std::size_t m_mapSize = 0;
+    std::size_t m_released = 0; ///< mapped bytes before this were given back (RSS)
     std::size_t m_pos = 0;
     std::size_t m_end = 0;
     std::size_t m_scan = 0; ///< no '\n' in [m_pos, m_scan)

@@ -169,30 +169,36 @@ LineReader::fromFeed(std::string_view &line, std::uint64_t &fullLength, bool rec
 {
     if (m_eof)
         return Result::End;
-    const recording::Entry *e = nullptr;
-    switch (m_feed->next(m_source, !recordStart, e)) {
-    case recording::Feed::Next::Pending:
-        if (recordStart)
-            return Result::Pending;
-        m_error = m_feed->where()
-                  + ": the rest of a record that spans lines is missing from the recording";
-        m_eof = true;
-        return Result::End;
-    case recording::Feed::Next::End:
-        m_eof = true;
-        return Result::End;
-    case recording::Feed::Next::Entry:
-        break;
+    if (!m_batch || m_batch->source != m_source || !m_batch->left()) [[unlikely]] {
+        switch (m_feed->nextLines(m_source, !recordStart, m_batch)) {
+        case recording::Feed::Next::Pending:
+            if (recordStart)
+                return Result::Pending;
+            m_error = m_feed->where()
+                      + ": the rest of a record that spans lines is missing from the recording";
+            m_eof = true;
+            return Result::End;
+        case recording::Feed::Next::End:
+            m_eof = true;
+            return Result::End;
+        case recording::Feed::Next::Entry:
+            break;
+        }
     }
-    m_lineNumber = e->offset ? static_cast<std::uint64_t>(*e->offset) : m_lineNumber + 1;
-    line = e->value;
+    // Taken from the batch: a line that continues a record (recordStart false) is the next
+    // line of this source whatever its time, and the batch's lines are that.
+    recording::LineBatch &batch = *m_batch;
+    const recording::LineBatch::Line &l = batch.lines[static_cast<std::size_t>(batch.taken++)];
+    m_lineNumber = l.offset ? static_cast<std::uint64_t>(*l.offset) : m_lineNumber + 1;
+    line = l.value;
     fullLength = line.size();
     m_offset += line.size() + 1;
-    for (const auto &[name, value] : e->headers)
-        if (name == "length") {
-            fullLength = std::stoull(value);
-            return Result::TooLong;
-        }
+    if (l.entry) // headers: a line over the record limit, recorded as its head and `length`
+        for (const auto &[name, value] : l.entry->headers)
+            if (name == "length") {
+                fullLength = std::stoull(value);
+                return Result::TooLong;
+            }
     return Result::Line;
 }
 

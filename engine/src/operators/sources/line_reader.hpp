@@ -12,6 +12,7 @@ namespace tideline {
 namespace recording {
 class Capture;
 class Feed;
+struct LineBatch;
 } // namespace recording
 
 class LineReader
@@ -54,6 +55,8 @@ private:
     bool fill();
     recording::Capture *m_capture = nullptr;
     recording::Feed *m_feed = nullptr;
+    /// A replay's lines, a batch per call into the feed (the feed's, views of its bytes).
+    recording::LineBatch *m_batch = nullptr;
     int m_source = -1;
     int m_fd = -1;
     std::string m_buf;
