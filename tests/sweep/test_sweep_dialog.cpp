@@ -12,6 +12,7 @@
 #include "sweep/sweep_controller.hpp"
 #include "sweep/sweep_dialog.hpp"
 #include "test_support.hpp"
+#include "tiny_window_pipeline.hpp"
 
 #include <QAction>
 #include <QApplication>
@@ -36,26 +37,7 @@ const char *tinyEvents = "{\"k\":\"a\",\"ts\":1000}\n{\"k\":\"a\",\"ts\":5000}\n
                          "{\"k\":\"a\",\"ts\":15000}\n{\"k\":\"a\",\"ts\":21000}\n"
                          "{\"k\":\"a\",\"ts\":9000}\n{\"k\":\"a\",\"ts\":25000}\n";
 
-const char *tinyPipeline = R"({
-  "format": "tideline/1",
-  "name": "tiny",
-  "nodes": [
-    { "id": "src", "kind": "source.file", "params": { "path": "events.jsonl" } },
-    { "id": "wm", "kind": "watermark",
-      "params": { "time_field": "ts", "time_format": "epoch_ms", "max_out_of_orderness_ms": 0 } },
-    { "id": "w", "kind": "window",
-      "params": { "type": "tumbling", "size_ms": 10000, "key": ["k"],
-                  "aggregates": [ { "op": "count", "as": "n" } ] } },
-    { "id": "out", "kind": "sink.file", "params": { "path": "out/counts.jsonl" } },
-    { "id": "late", "kind": "sink.file", "params": { "path": "out/late.jsonl" } }
-  ],
-  "edges": [
-    { "from": "src.out", "to": "wm.in" },
-    { "from": "wm.out", "to": "w.in" },
-    { "from": "w.out", "to": "out.in" },
-    { "from": "w.late", "to": "late.in" }
-  ]
-})";
+const char *tinyPipeline = testing::kTinyWindowPipeline;
 
 void click(QChartView *view, QScatterSeries *series, QPointF value)
 {
