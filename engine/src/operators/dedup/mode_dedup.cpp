@@ -101,8 +101,11 @@ public:
         w.i64(m_w);
         w.i64(m_duplicates);
         w.u64(m_tasks.size());
-        for (const auto &[part, tk] : m_tasks) {
-            w.u64(part);
+        for (const auto &entry : m_tasks) {
+            // Not a structured binding: Debian's clang 14 (the fuzz preset) cannot capture
+            // one in the lambdas below.
+            const Task &tk = entry.second;
+            w.u64(entry.first);
             w.i64(tk.streamTime);
             std::vector<std::uint32_t> order;
             order.reserve(tk.keys.size());

@@ -32,8 +32,11 @@ void ModeWindowBase::snapshotState(StateWriter &w) const
         writeAccs(w, acc.empty() ? zeros.data() : acc.data());
     };
     w.u64(m_tasks.size());
-    for (const auto &[part, tk] : m_tasks) {
-        w.u64(part);
+    for (const auto &task : m_tasks) {
+        // Not a structured binding: Debian's clang 14 (the fuzz preset) cannot capture one in
+        // the lambdas below.
+        const ModeTask &tk = task.second;
+        w.u64(task.first);
         w.i64(tk.streamTime);
         w.u64(tk.panes.size());
         for (const auto &[start, p] : tk.panes) {
