@@ -33,6 +33,10 @@ class TestPostgresKill : public QObject
         ref.mode = mode;
         ref.delivery = "at_least_once";
         ref.table = name + "_ref";
+        // 12 s of paced input: 20 kills 250-750 ms apart (each run losing its start and what
+        // came after its last checkpoint) must not reach the end of the input before the 20th
+        // kill, or the trial is inconclusive. With 8 s a quiet machine sometimes got there.
+        ref.count = 24000;
         TempDir rd;
         writeFile(rd.file("pipeline.json"), windowPipeline(ref));
         RunOutcome r0 = runRunner(rd.path.string());
@@ -41,7 +45,7 @@ class TestPostgresKill : public QObject
         WindowPipeline o = ref;
         o.delivery = delivery;
         o.table = name;
-        o.recordsPerSecond = 2000; // ~8 s uninterrupted
+        o.recordsPerSecond = 2000; // ~12 s uninterrupted
         o.checkpointMs = 200;
         TempDir d;
         const std::string dir = d.path.string();
