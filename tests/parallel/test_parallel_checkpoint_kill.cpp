@@ -6,9 +6,9 @@
 // until it finishes. Its exactly-once sink.file outputs must be byte-identical to an
 // uninterrupted run's at parallelism 1, and the kills must have landed after checkpoints.
 
+#include "cli_process.hpp"
 #include "test_support.hpp"
 
-#include <QProcess>
 #include <QRandomGenerator>
 #include <QtTest>
 
@@ -48,39 +48,17 @@ std::map<std::string, std::string> outputs(const std::string &dir)
     return files;
 }
 
-struct Proc
-{
-    bool finished = false;
-    int exitCode = -1;
-    QString err;
-};
+using Proc = tideline::testing::KilledOrFinished;
 
 /// Runs tideline-run at parallelism `n` in `dir`; kills it (SIGKILL) after `killAfterMs`
-/// unless it finished first (<= 0: never).
+/// unless it finished first (<= 0: never). TIDELINE_CHECKPOINT_SYNC is unset for the whole
+/// test (initTestCase): the runs checkpoint as in production.
 Proc run(const std::string &dir, int n, int killAfterMs)
 {
-    QProcess p;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.remove("TIDELINE_CRASH_AT");
-    env.remove("TIDELINE_CHECKPOINT_SYNC");
-    p.setProcessEnvironment(env);
-    p.setWorkingDirectory(QString::fromStdString(dir));
-    p.start(TIDELINE_RUN_EXE,
-            {"--parallelism", QString::number(n), QString::fromStdString(dir + "/pipeline.json")});
-    if (!p.waitForStarted(10000))
-        qFatal("cannot start %s", TIDELINE_RUN_EXE);
-    Proc r;
-    if (killAfterMs <= 0 || p.waitForFinished(killAfterMs)) {
-        if (killAfterMs <= 0)
-            p.waitForFinished(180000);
-        r.finished = p.exitStatus() == QProcess::NormalExit;
-        r.exitCode = p.exitCode();
-    } else {
-        p.kill(); // SIGKILL
-        p.waitForFinished(10000);
-    }
-    r.err = QString::fromUtf8(p.readAllStandardError());
-    return r;
+    return tideline::testing::runOrKill(
+        TIDELINE_RUN_EXE,
+        {"--parallelism", QString::number(n), QString::fromStdString(dir + "/pipeline.json")}, dir,
+        killAfterMs);
 }
 
 } // namespace
@@ -89,6 +67,8 @@ class TestParallelCheckpointKill : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
+    void initTestCase() { qunsetenv("TIDELINE_CHECKPOINT_SYNC"); }
+
     void killedParallelRunRecoversExactly()
     {
         std::map<std::string, std::string> reference;

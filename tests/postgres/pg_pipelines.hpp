@@ -1,6 +1,7 @@
 #pragma once
 // Pipelines and tideline-run helpers shared by the sink.postgres tests.
 
+#include "../support/cli_process.hpp"
 #include "../support/test_support.hpp"
 #include "pg_server.hpp"
 
@@ -78,30 +79,14 @@ inline RunOutcome runRunner(const std::string &dir,
                             const std::function<void()> &whileRunning = {},
                             const QString &crashAt = {})
 {
-    QProcess p;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.remove("TIDELINE_CRASH_AT");
-    if (!crashAt.isEmpty())
-        env.insert("TIDELINE_CRASH_AT", crashAt);
-    p.setProcessEnvironment(env);
-    p.setWorkingDirectory(QString::fromStdString(dir));
-    p.start(kRunner, extra + QStringList{QString::fromStdString(dir + "/pipeline.json")});
-    if (!p.waitForStarted(10000))
-        qFatal("cannot start %s", qPrintable(kRunner));
-    if (whileRunning)
-        whileRunning();
+    const testing::KilledOrFinished k = testing::runOrKill(
+        kRunner, extra + QStringList{QString::fromStdString(dir + "/pipeline.json")}, dir,
+        killAfterMs, crashAt, whileRunning);
     RunOutcome r;
-    if (killAfterMs <= 0 || p.waitForFinished(killAfterMs)) {
-        if (killAfterMs <= 0)
-            p.waitForFinished(180000);
-        r.finished = p.exitStatus() == QProcess::NormalExit;
-        r.exitCode = p.exitCode();
-    } else {
-        p.kill();
-        p.waitForFinished(10000);
-    }
-    r.out = p.readAllStandardOutput().toStdString();
-    r.err = p.readAllStandardError().toStdString();
+    r.finished = k.finished;
+    r.exitCode = k.exitCode;
+    r.out = k.out.toStdString();
+    r.err = k.err.toStdString();
     return r;
 }
 

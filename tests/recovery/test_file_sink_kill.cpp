@@ -6,8 +6,8 @@
 // restore cut them off again.
 
 #include "checkpoint_edit.hpp"
+#include "cli_process.hpp"
 
-#include <QProcess>
 #include <QRandomGenerator>
 #include <QtTest>
 
@@ -120,35 +120,12 @@ private:
     std::thread m_thread;
 };
 
-struct Proc
-{
-    bool finished = false;
-    int exitCode = -1;
-    QString err;
-};
+using Proc = tideline::testing::KilledOrFinished;
 
 Proc runAndMaybeKill(const std::string &dir, int killAfterMs)
 {
-    QProcess p;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.remove("TIDELINE_CRASH_AT");
-    p.setProcessEnvironment(env);
-    p.setWorkingDirectory(QString::fromStdString(dir));
-    p.start(TIDELINE_RUN_EXE, {QString::fromStdString(dir + "/pipeline.json")});
-    if (!p.waitForStarted(10000))
-        qFatal("cannot start %s", TIDELINE_RUN_EXE);
-    Proc r;
-    if (killAfterMs <= 0 || p.waitForFinished(killAfterMs)) {
-        if (killAfterMs <= 0)
-            p.waitForFinished(180000);
-        r.finished = p.exitStatus() == QProcess::NormalExit;
-        r.exitCode = p.exitCode();
-    } else {
-        p.kill();
-        p.waitForFinished(10000);
-    }
-    r.err = QString::fromUtf8(p.readAllStandardError());
-    return r;
+    return tideline::testing::runOrKill(
+        TIDELINE_RUN_EXE, {QString::fromStdString(dir + "/pipeline.json")}, dir, killAfterMs);
 }
 
 } // namespace
