@@ -34,6 +34,7 @@
 #include <QGraphicsItem>
 #include <QJsonArray>
 #include <QLabel>
+#include <QLayout>
 #include <QLineEdit>
 #include <QRegularExpression>
 #include <QStandardPaths>
