@@ -188,7 +188,7 @@ LineReader::fromFeed(std::string_view &line, std::uint64_t &fullLength, bool rec
     // Taken from the batch: a line that continues a record (recordStart false) is the next
     // line of this source whatever its time, and the batch's lines are that.
     recording::LineBatch &batch = *m_batch;
-    const recording::LineBatch::Line &l = batch.lines[static_cast<std::size_t>(batch.taken++)];
+    const recording::LineBatch::Line l = batch.take();
     m_lineNumber = l.offset ? static_cast<std::uint64_t>(*l.offset) : m_lineNumber + 1;
     line = l.value;
     fullLength = line.size();
