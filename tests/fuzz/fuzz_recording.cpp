@@ -11,10 +11,19 @@
 // - parseLineView (the replay's no-copy reading of source.file lines) accepts only lines that
 //   parseLineReference reads, with the same fields; and it accepts every line the recorder
 //   writes for an entry without key and headers (so the replay's batch path is the usual one).
+// tideline-recording/2 (blocks):
+// - readBlock never crashes on any bytes; a block it calls whole gives its records or a clean
+//   error, and every shorter prefix of it is torn, never whole (a kill's cut is always seen);
+// - the raw lines of a whole R block, taken as the replay hands them to source.file
+//   (LineBatch::take), are the values blockEntries reads;
+// - entries built from the input, encoded by BlockEncoder (as the Writer does, several to a
+//   block), read back exactly, and the bytes it said each would cost add up to what it wrote.
 
 #include "checkpoint/checksum.hpp"
 #include "fuzz_common.hpp"
+#include "recording/line_text.hpp"
 
+#include <tideline/engine/record_replay.hpp>
 #include <tideline/engine/recording.hpp>
 
 #include <algorithm>
@@ -103,6 +112,79 @@ void roundTrip(const Entry &e, std::string_view sourceId)
     }
 }
 
+/// The blocks at the start of `bytes`, read as a replay reads them; false at the first that is
+/// not whole. Checks what holds for every whole block.
+bool readBlocks(std::string_view bytes, std::vector<Entry> &out)
+{
+    while (!bytes.empty()) {
+        Block b;
+        std::string why;
+        const BlockCheck check = readBlock(bytes, b, why);
+        if (check != BlockCheck::Whole)
+            return false;
+        FUZZ_CHECK(b.size > 0 && b.size <= bytes.size(), fuzz::shown(bytes));
+        const std::size_t step = b.size < 512 ? 1 : b.size / 64 + 1;
+        for (std::size_t cut = 0; cut < b.size; cut += step) {
+            Block part;
+            FUZZ_CHECK(readBlock(bytes.substr(0, cut), part, why) == BlockCheck::Torn,
+                       "a prefix of a whole block is not torn: " + fuzz::shown(bytes));
+        }
+        const std::size_t before = out.size();
+        if (!blockEntries(b, out).empty())
+            return false;
+        FUZZ_CHECK(out.size() - before == static_cast<std::size_t>(b.kind == 'E' ? 1 : b.count),
+                   fuzz::shown(bytes));
+        if (b.kind == 'R' && b.count > 0) {
+            LineBatch batch;
+            batch.count = static_cast<int>(b.count);
+            batch.rawAt = b.payload.data();
+            batch.rawEnd = b.payload.data() + b.payload.size();
+            batch.rawHasOffset = b.firstOffset.has_value();
+            batch.rawOffset = b.firstOffset.value_or(0);
+            for (std::size_t i = before; i < out.size(); ++i) {
+                FUZZ_CHECK(batch.left(), fuzz::shown(bytes));
+                const LineBatch::Line l = batch.take();
+                FUZZ_CHECK(l.value == out[i].value && l.offset == out[i].offset && !l.entry,
+                           fuzz::shown(bytes));
+            }
+            FUZZ_CHECK(!batch.left() && batch.rawAt == batch.rawEnd, fuzz::shown(bytes));
+        }
+        bytes.remove_prefix(b.size);
+    }
+    return true;
+}
+
+/// Encodes `entries` (sources 0 and 1) as the Writer does and reads them back.
+void blocksRoundTrip(const std::vector<Entry> &entries, const std::string &sourceId)
+{
+    std::string escaped[2];
+    tideline::recording::line::escape(escaped[0], sourceId); // as the Writer escapes ids
+    escaped[1] = "other";
+    BlockEncoder enc;
+    std::string out;
+    std::size_t costs = 0;
+    for (const Entry &e : entries) {
+        const std::string &id = escaped[e.source];
+        costs += enc.cost(e, id);
+        enc.add(e, id, out);
+    }
+    enc.close(out);
+    FUZZ_CHECK(costs == out.size(), std::to_string(costs) + " != " + std::to_string(out.size()));
+    std::vector<Entry> back;
+    FUZZ_CHECK(readBlocks(out, back), fuzz::shown(out));
+    FUZZ_CHECK(back.size() == entries.size(), fuzz::shown(out));
+    for (std::size_t i = 0; i < back.size(); ++i) {
+        Entry want = entries[i];
+        if (want.end) { // an end marker's block holds nothing else
+            want = Entry();
+            want.atMs = entries[i].atMs;
+            want.end = true;
+        }
+        back[i].source = want.source;
+        FUZZ_CHECK(sameEntry(back[i], want), fuzz::shown(out));
+    }
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
@@ -142,5 +224,30 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     }
     std::string sourceId = p.size() > 1 && !p.back().empty() ? std::string(p.back()) : "src";
     roundTrip(built, sourceId);
+
+    // 4. tideline-recording/2: the raw bytes as blocks, and the built entry in blocks: alone,
+    //    as a run of file lines of one millisecond, and between another source's records.
+    std::vector<Entry> blockEntriesIn;
+    (void)readBlocks(text, blockEntriesIn);
+    std::vector<Entry> run;
+    for (int i = 0; i < 3; ++i) {
+        Entry line = built;
+        line.end = false;
+        if (line.offset)
+            *line.offset += i;
+        run.push_back(line);
+    }
+    Entry other;
+    other.source = 1;
+    other.atMs = built.atMs;
+    other.value = std::string(p.size() > 2 ? p[2] : "x");
+    run.push_back(other);
+    run.push_back(built);
+    Entry raw; // a file line that continues none of the above
+    raw.atMs = built.atMs + 1;
+    raw.offset = 7;
+    raw.value = std::string(p[0]);
+    run.push_back(raw);
+    blocksRoundTrip(run, sourceId);
     return 0;
 }

@@ -119,3 +119,28 @@ for t in ['2024-03-01T12:00:00Z', '2024-03-01T13:00:00.250+01:00', '2024-03-01 1
           '1700000000000', '1700000000.5', '9300000000000000', '-9300000000000000',
           '9223372036854775807', '99999999999999999999', '1e300', 'yesterday', '']:
     put('time', t)
+
+# --- recordings: tideline-recording/2 blocks (the /1 line seeds came from fuzzing runs) ----
+def crc32c(data):
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0x82F63B78 if crc & 1 else crc >> 1
+    return crc ^ 0xFFFFFFFF
+
+def block(kind, at, source, payload, count, partition=b'\\N', offset=b'\\N'):
+    rest = b'\t'.join([kind, str(at).encode(), source, str(count).encode(),
+                       str(len(payload)).encode(), partition, offset,
+                       b'%08x' % crc32c(payload)])
+    return b'#%08x\t' % crc32c(rest) + rest + b'\n' + payload
+
+raw = block(b'R', 17, b'clicks', b'{"user":"u1","ts":3}\n\n{"user": broken\n', 3, offset=b'5')
+cols = block(b'C', 40, b'orders', b'3\t9000000000\t-5\tk\\tey\t' b'trace\\=a\\;bin\\=\\x00\t{"v":1}\n'
+             b'0\t\\N\t\\N\t\\N\t\\N\t\\N\n', 2)
+end = block(b'E', 41, b'orders', b'', 0)
+gen = block(b'R', 0, b'gen', b'{"event_id":1,"user_id":"u3"}\n{"event_id":2,"user_id":"u1"}\n', 2,
+            partition=b'2')
+for seed in [raw, cols, end, gen, raw + cols + end, raw + gen, raw[:len(raw) - 5],
+             cols[:30], raw.replace(b'broken', b'brokem'), b'#00000000\tR\t0\tx\t1\t1\t\\N\t\\N\t00000000\n\n']:
+    put('recording', seed)

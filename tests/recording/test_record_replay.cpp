@@ -11,10 +11,9 @@
 
 #include <QElapsedTimer>
 #include <QProcess>
-
-#include <algorithm>
 #include <QtTest>
 
+#include <algorithm>
 #include <csignal>
 #include <filesystem>
 
@@ -171,6 +170,30 @@ private slots:
         QCOMPARE(first.errors, liveOut.errors);
         QCOMPARE(first.gen.size() > 0, true);
 
+        // The same records as a tideline-recording/1 recording (a line per record) replay
+        // to the same outputs: /1 recordings made before /2 still replay.
+        {
+            recording::Manifest v1 = m;
+            v1.version = 1;
+            v1.records = v1.ends = v1.bytes = v1.durationMs = 0;
+            for (auto &s : v1.sources)
+                s.records = 0;
+            std::string error;
+            auto w = recording::Writer::create(d.file("rec1"), v1, {}, error);
+            QVERIFY2(w, error.c_str());
+            for (const auto &e : entries)
+                QVERIFY(w->add(e));
+            QCOMPARE(w->finish(m.stoppedBy), std::string());
+            QVERIFY(readFile(d.file("rec1/manifest.json")).find("tideline-recording/1")
+                    != std::string::npos);
+            QVERIFY(readFile(d.file("rec/manifest.json")).find("tideline-recording/2")
+                    != std::string::npos);
+            clearOutputs(d);
+            Run old = runner({"--replay", QString::fromStdString(d.file("rec1")), pipeline});
+            QVERIFY2(old.code == 0, qPrintable(old.err));
+            QVERIFY(outputs(d) == first);
+        }
+
         // As recorded (speed 1): the same output, and it takes about the recorded time.
         clearOutputs(d);
         Run paced = runner({"--replay", rec, "--replay-speed", "1", pipeline});
@@ -198,8 +221,11 @@ private slots:
         const auto lines = [](const std::string &s) {
             return static_cast<long>(std::count(s.begin(), s.end(), '\n'));
         };
-        const QStringList sweep = {"--sweep", "gw.size_ms=50,100", "--sweep", "cw.size_ms=10,20",
-                                   "--sweep-format", "csv", "--replay", rec, pipeline};
+        const QStringList sweep = {"--sweep",        "gw.size_ms=50,100",
+                                   "--sweep",        "cw.size_ms=10,20",
+                                   "--sweep-format", "csv",
+                                   "--replay",       rec,
+                                   pipeline};
         Run a = runner(sweep);
         QVERIFY2(a.code == 0, qPrintable(a.err + a.out));
         Run b = runner(sweep);
@@ -248,14 +274,17 @@ private slots:
         const QString rec = QString::fromStdString(d.file("rec"));
         QCOMPARE(runner({"--record", rec, QString::fromStdString(d.file("p.json"))}).code, 0);
         std::string text = readFile(d.file("rec/records.tsv"));
-        const std::size_t third = text.find('\n', text.find('\n', text.find('\n') + 1) + 1) + 1;
-        const std::size_t fourthEnd = text.find('\n', third);
-        // An edit inside line 4's value (the raw line: never a tab), so only the CRC tells.
-        text[fourthEnd - 2] = text[fourthEnd - 2] == 'x' ? 'y' : 'x';
+        // An edit inside the fourth click's line (a raw line of a block), so only the block's
+        // CRC tells.
+        const std::size_t at = text.find("{\"user\":\"u3\",\"ts\":9}");
+        QVERIFY(at != std::string::npos);
+        text[at + 10] = '4';
         writeFile(d.file("rec/records.tsv"), text);
         Run r = runner({"--replay", rec, QString::fromStdString(d.file("p.json"))});
         QCOMPARE(r.code, 1);
-        QVERIFY2(r.err.contains("records.tsv line 4") && r.err.contains("CRC"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("records.tsv line ") && r.err.contains(" at byte ")
+                     && r.err.contains("fail the block's CRC"),
+                 qPrintable(r.err));
     }
 
     void limitsStopTheRunWithACompleteRecording()

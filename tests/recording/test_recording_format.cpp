@@ -15,9 +15,10 @@ using namespace tideline::recording;
 
 namespace {
 
-Manifest twoSources()
+Manifest twoSources(int version = 2)
 {
     Manifest m;
+    m.version = version;
     m.pipeline = "clicks";
     m.pipelineSha256 = "abc";
     m.startedAtMs = 1800000000000;
@@ -112,22 +113,31 @@ readAll(const std::string &dir, std::string &error, std::vector<std::string> *no
 class TestRecordingFormat : public QObject
 {
     Q_OBJECT
+    static void versions()
+    {
+        QTest::addColumn<int>("version");
+        QTest::newRow("tideline-recording/1") << 1;
+        QTest::newRow("tideline-recording/2") << 2;
+    }
 private slots:
+    void everyByteRoundTrips_data() { versions(); }
     void everyByteRoundTrips()
     {
+        QFETCH(int, version);
         QTemporaryDir tmp;
         const std::string dir = tmp.path().toStdString() + "/rec";
         std::string error;
-        auto w = Writer::create(dir, twoSources(), {}, error);
+        auto w = Writer::create(dir, twoSources(version), {}, error);
         QVERIFY2(w, error.c_str());
         const auto entries = sampleEntries();
         for (const auto &e : entries)
             QVERIFY(w->add(e));
         QCOMPARE(w->finish("end of input"), std::string());
-        // The lines stay one per record: escaped tabs and newlines never split them.
+        // The lines stay one per record: escaped tabs and newlines never split them (/2: and
+        // one per block header; the four entries are four blocks, of three kinds).
         const std::string text = readFile(dir + "/records.tsv");
         QCOMPARE(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')),
-                 entries.size());
+                 entries.size() * (version == 1 ? 1 : 2));
         std::vector<std::string> notes;
         auto back = readAll(dir, error, &notes);
         QVERIFY2(error.empty(), error.c_str());
@@ -138,6 +148,7 @@ private slots:
         auto r = Reader::open(dir, error);
         QVERIFY(r);
         const Manifest &m = r->info().manifest;
+        QCOMPARE(m.version, version);
         QVERIFY(m.complete);
         QCOMPARE(m.stoppedBy, std::string("end of input"));
         QCOMPARE(m.records, 4);
@@ -162,7 +173,7 @@ private slots:
         QTemporaryDir tmp;
         const std::string dir = tmp.path().toStdString() + "/rec";
         std::string error;
-        auto w = Writer::create(dir, twoSources(), {}, error);
+        auto w = Writer::create(dir, twoSources(1), {}, error);
         QVERIFY(w);
         const auto entries = sampleEntries();
         for (const auto &e : entries)
@@ -188,7 +199,7 @@ private slots:
         QTemporaryDir tmp;
         const std::string dir = tmp.path().toStdString() + "/rec";
         std::string error;
-        auto w = Writer::create(dir, twoSources(), {}, error);
+        auto w = Writer::create(dir, twoSources(1), {}, error);
         for (const auto &e : sampleEntries())
             QVERIFY(w->add(e));
         QCOMPARE(w->finish("end of input"), std::string());
@@ -210,7 +221,7 @@ private slots:
         QTemporaryDir tmp;
         const std::string dir = tmp.path().toStdString() + "/rec";
         std::string error;
-        auto w = Writer::create(dir, twoSources(), {}, error);
+        auto w = Writer::create(dir, twoSources(1), {}, error);
         for (const auto &e : sampleEntries())
             QVERIFY(w->add(e));
         QCOMPARE(w->finish("end of input"), std::string());
@@ -227,6 +238,160 @@ private slots:
         writeFile(dir + "/records.tsv", edited);
         readAll(dir, error);
         QVERIFY2(error.find("records.tsv line 2: ") != std::string::npos, error.c_str());
+    }
+
+    // tideline-recording/2: a kill can tear only the last block; wherever it was cut, an
+    // incomplete recording replays the blocks before it (with a note naming the block) and a
+    // complete one is an error.
+    void aTornLastBlockIsLeftOutWhereverItIsCut()
+    {
+        QTemporaryDir tmp;
+        const std::string dir = tmp.path().toStdString() + "/rec";
+        std::string error;
+        auto w = Writer::create(dir, twoSources(), {}, error);
+        QVERIFY(w);
+        const auto entries = sampleEntries();
+        for (const auto &e : entries)
+            QVERIFY(w->add(e));
+        QCOMPARE(w->checkpoint(), std::string());
+        const std::size_t lastStart = readFile(dir + "/records.tsv").size();
+        std::vector<Entry> last;
+        for (int i = 0; i < 5; ++i) { // one block of five raw lines
+            Entry e;
+            e.atMs = 3000;
+            e.source = 1;
+            e.offset = 10 + i;
+            e.value = "{\"n\":" + std::to_string(i) + "}";
+            last.push_back(e);
+            QVERIFY(w->add(e));
+        }
+        QCOMPARE(w->checkpoint(), std::string());
+        const std::string incomplete = readFile(dir + "/manifest.json");
+        const std::string text = readFile(dir + "/records.tsv");
+        QCOMPARE(w->finish("end of input"), std::string());
+        const std::string complete = readFile(dir + "/manifest.json");
+        w.reset();
+        Block b;
+        std::string why;
+        QCOMPARE(readBlock(std::string_view(text).substr(lastStart), b, why), BlockCheck::Whole);
+        QCOMPARE(b.count, 5);
+        QCOMPARE(lastStart + b.size, text.size());
+        const std::string where
+            = "records.tsv line 9 (block 5 at byte " + std::to_string(lastStart) + ")";
+        for (std::size_t cut = lastStart; cut <= text.size(); ++cut) {
+            writeFile(dir + "/records.tsv", text.substr(0, cut));
+            writeFile(dir + "/manifest.json", incomplete);
+            std::vector<std::string> notes;
+            auto back = readAll(dir, error, &notes);
+            QVERIFY2(error.empty(), (std::to_string(cut) + ": " + error).c_str());
+            const bool whole = cut == text.size(), none = cut == lastStart;
+            QCOMPARE(back.size(), entries.size() + (whole ? last.size() : 0));
+            QCOMPARE(notes.size(), std::size_t(none || whole ? 1 : 2));
+            if (!none && !whole)
+                QVERIFY2(notes[1].find(where + " was cut off by the interruption")
+                             != std::string::npos,
+                         notes[1].c_str());
+            for (std::size_t i = 0; i < back.size(); ++i)
+                compareEntries(back[i], i < entries.size() ? entries[i] : last[i - entries.size()]);
+            writeFile(dir + "/manifest.json", complete);
+            back = readAll(dir, error, &notes);
+            if (whole) {
+                QVERIFY2(error.empty(), error.c_str());
+                continue;
+            }
+            QVERIFY2(error.find("complete with 9 records but " + std::to_string(entries.size())
+                                + " are in whole blocks")
+                         != std::string::npos,
+                     error.c_str());
+            if (!none)
+                QVERIFY2(error.find(where + ": cut off") != std::string::npos, error.c_str());
+        }
+    }
+
+    void aDamagedBlockNamesItsLineAndByte()
+    {
+        QTemporaryDir tmp;
+        const std::string dir = tmp.path().toStdString() + "/rec";
+        std::string error;
+        auto w = Writer::create(dir, twoSources(), {}, error);
+        for (const auto &e : sampleEntries())
+            QVERIFY(w->add(e));
+        QCOMPARE(w->finish("end of input"), std::string());
+        const std::string text = readFile(dir + "/records.tsv");
+        Block first;
+        std::string why;
+        QCOMPARE(readBlock(text, first, why), BlockCheck::Whole);
+        // Block 2 (the file's line) starts on line 3: block 1's header and its one row before.
+        const std::string where
+            = "records.tsv line 3 (block 2 at byte " + std::to_string(first.size) + "): ";
+        Block second;
+        QCOMPARE(readBlock(std::string_view(text).substr(first.size), second, why),
+                 BlockCheck::Whole);
+        std::string edited = text;
+        edited[first.size + second.headerSize + 1] ^= 1; // in its payload: the block's CRC
+        writeFile(dir + "/records.tsv", edited);
+        auto back = readAll(dir, error);
+        QCOMPARE(back.size(), std::size_t(1)); // block 1's record was replayed
+        QVERIFY2(error.find(where + "its records fail the block's CRC") != std::string::npos,
+                 error.c_str());
+        edited = text;
+        edited[first.size + 12] ^= 1; // in its header (its at_ms): the header's CRC
+        writeFile(dir + "/records.tsv", edited);
+        readAll(dir, error);
+        QVERIFY2(error.find(where + "has a block header that fails its CRC") != std::string::npos,
+                 error.c_str());
+        edited = text;
+        edited.insert(first.size, "x"); // not a block where one must start
+        writeFile(dir + "/records.tsv", edited);
+        readAll(dir, error);
+        QVERIFY2(error.find(where + "does not start a block") != std::string::npos, error.c_str());
+    }
+
+    void recordsAreGroupedIntoBlocks()
+    {
+        // A file's lines of one millisecond are one raw block; a key or a tombstone, or a
+        // line with a newline, are rows of a C block; an end marker is its own block.
+        QTemporaryDir tmp;
+        const std::string dir = tmp.path().toStdString() + "/rec";
+        std::string error;
+        auto w = Writer::create(dir, twoSources(), {}, error);
+        std::vector<Entry> in;
+        for (int i = 0; i < 1000; ++i) {
+            Entry e;
+            e.atMs = i / 400;
+            e.source = 1;
+            e.offset = i + 1;
+            e.value = std::string(static_cast<std::size_t>(i % 300), 'v');
+            in.push_back(e);
+        }
+        in[500].value = "a\nb"; // a newline in a value (a CSV cell spanning lines: never raw)
+        Entry end;
+        end.atMs = 2;
+        end.source = 1;
+        end.end = true;
+        in.push_back(end);
+        for (const auto &e : in)
+            QVERIFY(w->add(e));
+        QCOMPARE(w->finish("end of input"), std::string());
+        const std::string text = readFile(dir + "/records.tsv");
+        QCOMPARE(static_cast<std::int64_t>(text.size()), w->manifest().bytes);
+        std::string kinds, why;
+        for (std::size_t at = 0; at < text.size();) {
+            Block b;
+            QCOMPARE(readBlock(std::string_view(text).substr(at), b, why), BlockCheck::Whole);
+            kinds += b.kind + std::to_string(b.count) + " ";
+            at += b.size;
+        }
+        // ms 0: 400 lines; ms 1: 100, then the newline's C block of the rest of that ms;
+        // ms 2: 200 lines in blocks of up to 64 KiB, then the end.
+        QCOMPARE(kinds, std::string("R400 R100 C300 R200 E0 "));
+        std::string err;
+        auto back = readAll(dir, err);
+        QVERIFY2(err.empty(), err.c_str());
+        QCOMPARE(back.size(), in.size());
+        for (std::size_t i = 0; i + 1 < in.size(); ++i)
+            compareEntries(back[i], in[i]);
+        QVERIFY(back.back().end);
     }
 
     void anEditedManifestIsRefused()
@@ -252,8 +417,10 @@ private slots:
                  error.c_str());
     }
 
+    void limitsStopCaptureCleanly_data() { versions(); }
     void limitsStopCaptureCleanly()
     {
+        QFETCH(int, version);
         for (const char *which : {"max records", "max bytes", "max duration"}) {
             QTemporaryDir tmp;
             const std::string dir = tmp.path().toStdString() + "/rec";
@@ -265,7 +432,7 @@ private slots:
             else
                 limits.maxDurationMs = 100;
             std::string error;
-            auto w = Writer::create(dir, twoSources(), limits, error);
+            auto w = Writer::create(dir, twoSources(version), limits, error);
             int added = 0;
             for (const auto &e : sampleEntries()) {
                 if (!w->add(e))
@@ -282,16 +449,20 @@ private slots:
             QVERIFY(r->info().manifest.complete);
             if (limits.maxBytes)
                 QVERIFY(r->info().manifest.bytes <= 200);
+            QCOMPARE(r->info().manifest.bytes,
+                     static_cast<std::int64_t>(readFile(dir + "/records.tsv").size()));
         }
     }
 
+    void aFullDiskKeepsWholeLinesOnly_data() { versions(); }
     void aFullDiskKeepsWholeLinesOnly()
     {
+        QFETCH(int, version);
         // RLIMIT_FSIZE makes write() fail as a full disk does (EFBIG instead of ENOSPC).
         QTemporaryDir tmp;
         const std::string dir = tmp.path().toStdString() + "/rec";
         std::string error;
-        auto w = Writer::create(dir, twoSources(), {}, error);
+        auto w = Writer::create(dir, twoSources(version), {}, error);
         QVERIFY(w);
         Entry big;
         big.source = 1;

@@ -1,7 +1,8 @@
-// A recording folder: the manifest, writing records.tsv so that a kill or a full disk leaves a
-// valid recording, and reading it back with errors that name the file and line (recording.hpp).
+// A recording folder: the manifest, and writing records.tsv so that a kill or a full disk
+// leaves a valid recording (recording.hpp). Reading it back: reader.cpp, reader_blocks.cpp.
 
 #include "checkpoint/sealed_json.hpp"
+#include "recording/line_text.hpp"
 
 #include <tideline/engine/recording.hpp>
 #include <tideline/engine/spec.hpp>
@@ -24,15 +25,13 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::size_t kFlushBytes = 1 << 20;
-constexpr std::size_t kRelease = 1 << 20; ///< a mapped reader gives its pages back per MiB
-constexpr std::size_t kAhead = 4096;      ///< how far ahead a mapped reader prefetches
 constexpr const char *kRecords = "records.tsv";
 constexpr const char *kManifest = "manifest.json";
 
 Json toJson(const Manifest &m)
 {
     Json j = Json::object();
-    j["format"] = kFormat;
+    j["format"] = m.version == 1 ? kFormatV1 : kFormat;
     j["pipeline"] = m.pipeline;
     j["pipeline_sha256"] = m.pipelineSha256;
     j["started_ms"] = m.startedAtMs;
@@ -51,7 +50,15 @@ Json toJson(const Manifest &m)
 
 [[nodiscard]] std::string fromJson(const Json &j, Manifest &m)
 {
-    if (!j.is_object() || j.value("format", std::string()) != kFormat)
+    const std::string format = j.is_object() ? j.value("format", std::string()) : std::string();
+    if (format == kFormat)
+        m.version = 2;
+    else if (format == kFormatV1)
+        m.version = 1;
+    else if (format.rfind("tideline-recording/", 0) == 0)
+        return "its format " + format + " is not one this build reads (" + kFormatV1 + " and "
+               + kFormat + "): was it made by a newer Tideline?";
+    else
         return std::string("not a recording manifest (\"format\" is not \"") + kFormat + "\")";
     try {
         m.pipeline = j.at("pipeline").get<std::string>();
@@ -101,6 +108,11 @@ Writer::create(const std::string &dir, Manifest manifest, Limits limits, std::st
     w->m_manifest.complete = false;
     w->m_limits = limits;
     w->m_pending.assign(w->m_manifest.sources.size(), 0);
+    for (const auto &s : w->m_manifest.sources) {
+        std::string id;
+        line::escape(id, s.id);
+        w->m_escapedIds.push_back(std::move(id));
+    }
     const std::string path = (fs::path(dir) / kRecords).string();
     w->m_fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (w->m_fd < 0) {
@@ -130,9 +142,7 @@ bool Writer::add(const Entry &e)
         // Not a record: no limit applies (a recording cut by one has no end markers after it).
         if (e.source < 0 || static_cast<std::size_t>(e.source) >= m_manifest.sources.size())
             return false;
-        const std::size_t before = m_buffer.size();
-        appendLine(m_buffer, e, m_manifest.sources[static_cast<std::size_t>(e.source)].id);
-        m_manifest.bytes += static_cast<std::int64_t>(m_buffer.size() - before);
+        m_manifest.bytes += static_cast<std::int64_t>(append(e));
         ++m_manifest.ends;
         ++m_pendingEnds;
         return true;
@@ -151,15 +161,22 @@ bool Writer::add(const Entry &e)
                       + ", which the manifest does not list (a bug in the recorder)";
         return false;
     }
+    // A record that does not fit is not written at all (/2: its cost is known before).
     const std::size_t before = m_buffer.size();
-    const auto &id = m_manifest.sources[static_cast<std::size_t>(e.source)].id;
-    appendLine(m_buffer, e, id);
-    const auto lineBytes = static_cast<std::int64_t>(m_buffer.size() - before);
+    std::int64_t lineBytes = 0;
+    if (m_manifest.version == 1) {
+        lineBytes = static_cast<std::int64_t>(append(e));
+    } else {
+        lineBytes = static_cast<std::int64_t>(
+            m_encoder.cost(e, m_escapedIds[static_cast<std::size_t>(e.source)]));
+    }
     if (m_limits.maxBytes > 0 && m_manifest.bytes + lineBytes > m_limits.maxBytes) {
-        m_buffer.resize(before); // a line that does not fit is not written at all
+        m_buffer.resize(before);
         m_stoppedBy = "max bytes";
         return false;
     }
+    if (m_manifest.version != 1)
+        m_encoder.add(e, m_escapedIds[static_cast<std::size_t>(e.source)], m_buffer);
     if (m_firstAt < 0)
         m_firstAt = e.atMs;
     m_manifest.durationMs = e.atMs - m_firstAt;
@@ -172,8 +189,23 @@ bool Writer::add(const Entry &e)
     return true;
 }
 
+std::size_t Writer::append(const Entry &e)
+{
+    const std::size_t before = m_buffer.size();
+    const auto k = static_cast<std::size_t>(e.source);
+    if (m_manifest.version == 1) {
+        appendLine(m_buffer, e, m_manifest.sources[k].id);
+        return m_buffer.size() - before;
+    }
+    const std::size_t bytes = m_encoder.cost(e, m_escapedIds[k]);
+    m_encoder.add(e, m_escapedIds[k], m_buffer);
+    return bytes;
+}
+
 bool Writer::flush()
 {
+    // Whole blocks only: the open one is closed first (a kill can then tear only the last).
+    m_encoder.close(m_buffer);
     std::size_t done = 0;
     while (done < m_buffer.size()) {
         ssize_t n = ::write(m_fd, m_buffer.data() + done, m_buffer.size() - done);
@@ -291,6 +323,7 @@ std::unique_ptr<Reader> Reader::open(const std::string &dir, std::string &error)
         return nullptr;
     }
     r->map();
+    r->m_blocks = r->m_info.manifest.version >= 2;
     if (!r->m_info.manifest.complete)
         r->m_info.notes.push_back(
             "the recording in " + dir
@@ -305,165 +338,6 @@ Reader::~Reader()
         ::munmap(const_cast<char *>(m_map), m_mapSize);
     if (m_fd >= 0)
         ::close(m_fd);
-}
-
-/// records.tsv is mapped when it can be: a replay then parses the page cache's bytes in place,
-/// without read()'s copy of every byte (about 5 % of a replay's CPU, issue 19). The lines are
-/// what the file held when it was opened. Pages behind the reader are given back every MiB,
-/// so the resident size stays that of a buffer. Where mapping fails, read() as before.
-void Reader::map()
-{
-    m_data = m_buffer.data();
-    struct stat st;
-    if (::fstat(m_fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0)
-        return;
-    const auto size = static_cast<std::size_t>(st.st_size);
-    void *p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, m_fd, 0);
-    if (p == MAP_FAILED)
-        return;
-    (void)::madvise(p, size, MADV_SEQUENTIAL);
-    m_map = m_data = static_cast<const char *>(p);
-    m_mapSize = m_end = size;
-    m_eof = true; // nothing to read: the whole file is there
-}
-
-bool Reader::fill()
-{
-    // The unread tail moves to the front and the file is read straight into the buffer (no
-    // bounce copy). 256 KiB stays in the L2 cache while its lines are parsed; a line longer
-    // than the buffer doubles it.
-    constexpr std::size_t kReadBytes = 256 << 10;
-    if (m_pos > 0) {
-        std::memmove(m_buffer.data(), m_buffer.data() + m_pos, m_end - m_pos);
-        m_end -= m_pos;
-        m_scan -= m_pos;
-        m_pos = 0;
-    }
-    if (m_buffer.size() < kReadBytes)
-        m_buffer.resize(kReadBytes);
-    else if (m_end == m_buffer.size())
-        m_buffer.resize(m_buffer.size() * 2);
-    m_data = m_buffer.data();
-    ssize_t n;
-    do
-        n = ::read(m_fd, m_buffer.data() + m_end, m_buffer.size() - m_end);
-    while (n < 0 && errno == EINTR);
-    if (n <= 0) {
-        m_eof = true;
-        return false;
-    }
-    m_end += static_cast<std::size_t>(n);
-    return true;
-}
-
-Reader::Take Reader::takeLine(std::string_view &line, bool mayRead)
-{
-    const Manifest &m = m_info.manifest;
-    if (m_map && mayRead && m_pos - m_released >= kRelease) {
-        // No view of the bytes before m_pos is held now: their pages go back (they stay in
-        // the page cache; only this process's resident size shrinks).
-        const std::size_t upTo = m_pos / kRelease * kRelease;
-        (void)::madvise(const_cast<char *>(m_map) + m_released, upTo - m_released, MADV_DONTNEED);
-        m_released = upTo;
-    }
-    if (m_map && m_scan + kAhead < m_end)
-        // The mapped bytes come from memory, not from a copy just made: ask for the lines a
-        // few KiB ahead now (the hardware prefetcher stops at each page's end).
-        __builtin_prefetch(m_data + m_scan + kAhead);
-    for (;;) {
-        const char *from = m_data + m_scan;
-        const auto *nlp = static_cast<const char *>(std::memchr(from, '\n', m_end - m_scan));
-        if (!nlp) {
-            m_scan = m_end;
-            if (!m_eof && !mayRead)
-                return Take::NeedRead; // the caller still holds views of the buffer
-            if (!m_eof && fill())
-                continue;
-            const bool torn = m_pos < m_end;
-            if (m.complete && (torn || m_read != m.records + m.ends)) {
-                m_error
-                    = m_path
-                      + (torn ? " line " + std::to_string(m_line + 1) + ": cut off (no end of line)"
-                              : "")
-                      + (torn ? "; " : ": ") + "the manifest says the recording is complete with "
-                      + std::to_string(m.records) + " records"
-                      + (m.ends ? " and " + std::to_string(m.ends) + " end markers" : "") + " but "
-                      + std::to_string(m_read) + " whole lines are there (truncated?)";
-                return Take::End;
-            }
-            if (torn)
-                m_info.notes.push_back(m_path + " line " + std::to_string(m_line + 1)
-                                       + " was cut off by the interruption and is left out");
-            return Take::End;
-        }
-        const auto nl = static_cast<std::size_t>(nlp - m_data);
-        line = std::string_view(m_data + m_pos, nl - m_pos);
-        m_pos = m_scan = nl + 1;
-        ++m_line;
-        return Take::Line;
-    }
-}
-
-int Reader::sourceOf(std::string_view id)
-{
-    const auto &sources = m_info.manifest.sources;
-    if (sources[static_cast<std::size_t>(m_lastSource)].id == id)
-        return m_lastSource;
-    for (std::size_t i = 0; i < sources.size(); ++i)
-        if (sources[i].id == id)
-            return m_lastSource = static_cast<int>(i);
-    m_error = m_path + " line " + std::to_string(m_line) + ": source `" + std::string(id)
-              + "` is not one of the manifest's sources";
-    return -1;
-}
-
-bool Reader::next(Entry &e)
-{
-    if (!m_error.empty())
-        return false;
-    std::string_view line;
-    if (takeLine(line, true) != Take::Line)
-        return false;
-    if (std::string why = parseLine(line, e, m_sourceId); !why.empty()) {
-        m_error = m_path + " line " + std::to_string(m_line) + ": " + why;
-        return false;
-    }
-    e.source = sourceOf(m_sourceId);
-    if (e.source < 0)
-        return false;
-    ++m_read;
-    return true;
-}
-
-Reader::Got Reader::nextView(LineView &v, Entry &e, int &source, std::string &scratch, bool mayRead)
-{
-    if (!m_error.empty())
-        return Got::End;
-    std::string_view line;
-    switch (takeLine(line, mayRead)) {
-    case Take::Line:
-        break;
-    case Take::NeedRead:
-        return Got::NeedRead;
-    case Take::End:
-        return Got::End;
-    }
-    Got got = Got::View;
-    if (parseLineView(line, v, scratch)) [[likely]] {
-        source = sourceOf(v.sourceId);
-    } else {
-        // A key, headers or an escaped source id; or a bad line, which parseLine names.
-        if (std::string why = parseLine(line, e, m_sourceId); !why.empty()) {
-            m_error = m_path + " line " + std::to_string(m_line) + ": " + why;
-            return Got::End;
-        }
-        e.source = source = sourceOf(m_sourceId);
-        got = Got::Entry;
-    }
-    if (source < 0)
-        return Got::End;
-    ++m_read;
-    return got;
 }
 
 std::vector<std::string> sourceMismatches(const Manifest &m,

@@ -253,6 +253,7 @@ Feed::Next Replayer::nextLines(int source, bool anyTime, LineBatch *&out)
     LineBatch &batch = m_batch;
     batch.source = source;
     batch.count = batch.taken = 0;
+    batch.rawAt = batch.rawEnd = nullptr;
     if (batch.lines.empty()) // as many as the loop pulls from a source per turn (batchSize)
         batch.lines.resize(256);
     if (m_haveHead || m_exhausted) {
@@ -266,6 +267,8 @@ Feed::Next Replayer::nextLines(int source, bool anyTime, LineBatch *&out)
         }
         return n;
     }
+    if (takeRun(source, batch))
+        return Next::Entry;
     const std::size_t cap = batch.lines.size();
     if (m_spare.size() < cap) {
         m_spare.resize(cap);
@@ -321,6 +324,30 @@ Feed::Next Replayer::nextLines(int source, bool anyTime, LineBatch *&out)
         return Next::Entry;
     // Only the head was read: another source's record, or this source's not due yet.
     return m_head.source != source && ended() ? Next::End : Next::Pending;
+}
+
+// /2: the rest of a block of raw lines, due and of this source, is the batch as it is: no
+// line is looked at here (the source's newline search finds them), only the block's counts.
+bool Replayer::takeRun(int source, LineBatch &batch)
+{
+    Reader::RawRun run;
+    if (m_reader->peekRun(run, true) != Reader::Run::Lines || run.source != source
+        || m_reader->info().manifest.startedAtMs + run.atMs > m_clock.nowMs())
+        return false; // line by line: another source's, not due, not raw, or the end
+    m_reader->takeRun();
+    m_line = m_reader->line();
+    batch.count = static_cast<int>(run.count);
+    batch.rawAt = run.begin;
+    batch.rawEnd = run.end;
+    batch.rawHasOffset = run.firstOffset.has_value();
+    batch.rawOffset = run.firstOffset.value_or(0);
+    if (run.partition) {
+        auto &left = m_left[static_cast<std::size_t>(source)];
+        if (static_cast<std::size_t>(*run.partition) < left.size())
+            left[static_cast<std::size_t>(*run.partition)] -= run.count;
+    }
+    m_replayed += run.count;
+    return true;
 }
 
 bool Replayer::hasRecordsLeft(int source, int partition) const

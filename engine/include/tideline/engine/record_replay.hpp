@@ -25,6 +25,7 @@
 #include <tideline/engine/time.hpp>
 
 #include <atomic>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -73,7 +74,28 @@ struct LineBatch
     int source = -1;         ///< whose lines they are
     int count = 0;
     int taken = 0; ///< how many the source has used: the rest are still the feed's next
+    /// A run of raw lines instead of `lines` (a tideline-recording/2 block of a file's lines,
+    /// as they were read): [rawAt, rawEnd) holds the count - taken lines left, each ended by
+    /// '\n', so taking one is the newline search source.file does on its file.
+    const char *rawAt = nullptr;
+    const char *rawEnd = nullptr;
+    std::int64_t rawOffset = 0; ///< of the next raw line, when rawHasOffset
+    bool rawHasOffset = false;
     bool left() const { return taken < count; }
+    /// The next line (left() must be true).
+    Line take()
+    {
+        if (rawAt) {
+            const auto *nl = static_cast<const char *>(
+                std::memchr(rawAt, '\n', static_cast<std::size_t>(rawEnd - rawAt)));
+            Line l{std::string_view(rawAt, static_cast<std::size_t>(nl - rawAt)),
+                   rawHasOffset ? std::optional<std::int64_t>(rawOffset++) : std::nullopt, nullptr};
+            rawAt = nl + 1;
+            ++taken;
+            return l;
+        }
+        return lines[static_cast<std::size_t>(taken++)];
+    }
 };
 
 /// Where replayed sources take their input from.
@@ -237,6 +259,8 @@ private:
     bool fillHead();
     /// The line just read as the head (it is not the batch's).
     void viewToHead(const LineView &v, int source);
+    /// nextLines' batch as a run of raw lines (/2), when the next records allow it.
+    [[nodiscard]] bool takeRun(int source, LineBatch &batch);
     [[nodiscard]] std::string countPartitions(const std::string &dir);
 
     ReplayClock m_clock;

@@ -6,7 +6,10 @@
 //   DIR/manifest.json   what was recorded: format, pipeline name and hash, the sources (id,
 //                       kind, partitions), counts, time span, whether it ended cleanly and why.
 //                       Sealed (CRC32C of its content) and replaced atomically (write + rename).
-//   DIR/records.tsv     one line per input record, in arrival order across all sources:
+//   DIR/records.tsv     the input records in arrival order across all sources. Since
+//                       tideline-recording/2: blocks (see "Blocks" below), each a header line
+//                       (source, at_ms, count, CRCs) and its records, a file's lines as read.
+//                       tideline-recording/1 (still read): one line per record,
 //                         crc32c  at_ms  source  partition  offset  timestamp  key  headers  value
 //                       tab-separated; `\N` = absent; text fields escaped (\\ \t \n \r, and
 //                       \xHH for control and non-UTF-8 bytes) so any bytes round-trip exactly.
@@ -20,10 +23,12 @@
 //                       the line number and a line over the record limit is recorded as its
 //                       first 4 KiB with the header `length` = its full length.
 //
-// Why a line format and not a binary log: a student or an engineer can open it, grep it and
-// cut it; errors can name a line; and a crash or a full disk can only tear the last line, which
-// the reader detects (no newline or a bad CRC) and leaves out. Why a CRC per line: an edit or a
-// flipped bit inside a line is otherwise still a valid line and would replay silently wrong.
+// Why text and not a binary log: a student or an engineer can open it, grep it and cut it;
+// errors can name a line; and a crash or a full disk can only tear the last line (/1) or block
+// (/2), which the reader detects (its length) and leaves out. Why CRCs: an edit or a flipped
+// bit is otherwise still a valid record and would replay silently wrong. Why blocks (/2): one
+// CRC pass and one header per block instead of a CRC, a column scan and escapes per record
+// let a replay hand a file's lines on with about the work source.file does (issue 19).
 
 #include <cstdint>
 #include <memory>
@@ -34,7 +39,10 @@
 
 namespace tideline::recording {
 
-inline constexpr const char *kFormat = "tideline-recording/1";
+/// What new recordings are written as (blocks of records, docs/reference/recordings.md).
+inline constexpr const char *kFormat = "tideline-recording/2";
+/// One CRC-checked line per record: still read (and written when Manifest::version is 1).
+inline constexpr const char *kFormatV1 = "tideline-recording/1";
 
 struct SourceInfo
 {
@@ -47,6 +55,7 @@ struct SourceInfo
 
 struct Manifest
 {
+    int version = 2;            ///< of the records.tsv layout: 1 (a line per record) or 2 (blocks)
     std::string pipeline;       ///< the pipeline's name
     std::string pipelineSha256; ///< of its file as loaded (a changed pipeline replays, with a note)
     std::int64_t startedAtMs = 0; ///< wall clock (epoch ms) when recording began
@@ -110,6 +119,76 @@ struct LineView
 /// parseLineReference reads (the fuzz harness checks it).
 [[nodiscard]] bool parseLineView(std::string_view line, LineView &v, std::string &scratch);
 
+// --- Blocks: tideline-recording/2 (exposed for tests and the fuzz harness) ---
+//
+// records.tsv is a run of blocks, each a header line and its payload:
+//   #HHHHHHHH <kind> <at_ms> <source> <count> <bytes> <partition> <first_offset> PPPPPPPP\n
+// (tab-separated; H: CRC32C of the header from <kind> to P; P: CRC32C of the payload, the
+// <bytes> bytes after the header). Every record of a block has the same source and at_ms.
+//   R  raw lines: <count> values, each ended by '\n', as read (no escapes); the records have
+//      the header's partition and offsets first_offset, +1, ... (`\N`: absent); no key,
+//      timestamp or headers. A file source's lines: the replay hands them on as they are.
+//   C  columns: <count> rows `partition offset timestamp key headers value`, escaped as in /1.
+//   E  the source's end marker (count 0, bytes 0).
+
+struct Block
+{
+    char kind = 0; ///< 'R', 'C' or 'E'
+    std::int64_t atMs = 0;
+    std::string sourceId;
+    std::int64_t count = 0;                  ///< records (0 for an end marker)
+    std::optional<std::int32_t> partition;   ///< R: of every record
+    std::optional<std::int64_t> firstOffset; ///< R: of the first record, +1 per record after
+    std::string_view payload;                ///< into the bytes given to readBlock
+    std::size_t size = 0;                    ///< header and payload
+    std::size_t headerSize = 0;
+};
+
+enum class BlockCheck {
+    Whole, ///< a valid block
+    Torn,  ///< the bytes end inside it (its header, if there is one, is valid)
+    Bad    ///< not a valid block (`why` says what is wrong)
+};
+/// Reads the block at the start of `bytes`: checks its header, both CRCs and that the payload
+/// holds `count` lines.
+[[nodiscard]] BlockCheck readBlock(std::string_view bytes, Block &b, std::string &why);
+/// One row of a C block (without its '\n'). "" or what is wrong.
+[[nodiscard]] std::string parseRow(std::string_view row, Entry &e);
+/// The records of a whole block, appended to `out` (source left 0). "" or what is wrong,
+/// naming the row ("row 3: has an invalid partition").
+[[nodiscard]] std::string blockEntries(const Block &b, std::vector<Entry> &out);
+
+/// Builds blocks from entries in arrival order: an entry that continues the open block (same
+/// source and at_ms, the same kind, room left) is added to it; any other closes it. What a
+/// Writer of a /2 recording uses, so that it can tell what an entry will cost on disk.
+class BlockEncoder
+{
+public:
+    static constexpr std::size_t kBlockBytes = 64 << 10; ///< a block is closed past this
+    /// The bytes `e` adds to the recording (its row, and the header's growth or a new
+    /// header), for add() right after with the same arguments. `sourceId`: escaped.
+    [[nodiscard]] std::size_t cost(const Entry &e, std::string_view sourceId);
+    /// Adds `e` (see cost()); a block it closes is appended to `out`.
+    void add(const Entry &e, std::string_view sourceId, std::string &out);
+    /// Closes the open block onto `out` (nothing when none is open).
+    void close(std::string &out);
+
+private:
+    enum class Fit { Continue, Raw, Columns };
+    [[nodiscard]] std::size_t headerSize(std::int64_t count, std::size_t bytes) const;
+    char m_kind = 0; ///< of the open block; 0: none
+    int m_source = -1;
+    std::int64_t m_atMs = 0;
+    std::optional<std::int32_t> m_partition;
+    std::optional<std::int64_t> m_firstOffset;
+    std::int64_t m_count = 0;
+    std::string m_sourceId; ///< escaped
+    std::string m_payload;
+    // What cost() found for the entry it looked at.
+    Fit m_fit = Fit::Raw;
+    std::string m_row; ///< a C row (R rows are the value and '\n')
+};
+
 // --- Writing ---
 
 struct Limits
@@ -145,13 +224,17 @@ private:
     Writer() = default;
     [[nodiscard]] bool flush();
     [[nodiscard]] std::string writeManifest();
+    /// Appends `e` (a line, or into the open block); the bytes it adds to records.tsv.
+    std::size_t append(const Entry &e);
 
     std::string m_dir;
     Manifest m_manifest;
     Limits m_limits;
     int m_fd = -1;
-    std::string m_buffer;
-    std::int64_t m_durable = 0; ///< bytes of records.tsv known written in whole lines
+    std::string m_buffer;                  ///< whole lines or blocks, not written yet
+    BlockEncoder m_encoder;                ///< /2: the open block
+    std::vector<std::string> m_escapedIds; ///< the sources' ids as a block header holds them
+    std::int64_t m_durable = 0;            ///< bytes of records.tsv known written in whole lines
     std::int64_t m_durableDurationMs = 0;
     std::vector<std::int64_t> m_pending; ///< per source: lines buffered, not yet written
     std::int64_t m_pendingEnds = 0;      ///< end markers buffered, not yet written
@@ -195,19 +278,50 @@ public:
     [[nodiscard]] Got
     nextView(LineView &v, Entry &e, int &source, std::string &scratch, bool mayRead);
 
+    /// A run of raw lines: the rest of a /2 block of source.file lines (kind R), as they were
+    /// read, each ended by '\n'. Valid as nextView()'s views are.
+    struct RawRun
+    {
+        int source = -1;
+        std::int64_t atMs = 0;
+        std::optional<std::int32_t> partition;
+        std::optional<std::int64_t> firstOffset; ///< of the first line, +1 per line after
+        std::int64_t count = 0;
+        const char *begin = nullptr;
+        const char *end = nullptr;
+    };
+    enum class Run { Lines, Other, NeedRead, End };
+    /// /2: when the next records are the rest of a block of raw lines, describes them (Lines)
+    /// without taking them; takeRun() then takes them all. Other: the next record is not in
+    /// such a block (or the recording is /1): nextView() reads it. End: as nextView's.
+    [[nodiscard]] Run peekRun(RawRun &run, bool mayRead);
+    void takeRun();
+    bool blocks() const { return m_blocks; }
+
     const std::string &error() const { return m_error; }
+    /// The line of records.tsv of the last record read (/2: a block's header is a line, and
+    /// each of its records one line after it).
     std::int64_t line() const { return m_line; }
 
 private:
     Reader() = default;
     [[nodiscard]] bool fill();
     void map();
+    /// Gives the mapped pages before m_pos back (no view of them is held any more).
+    void releaseBehind();
     enum class Take { Line, NeedRead, End };
     /// The next whole line (without '\n'), reading more only when `mayRead`; at the end of the
     /// file, the checks of a torn or truncated tail (End, with error() set when it is one).
     [[nodiscard]] Take takeLine(std::string_view &line, bool mayRead);
     /// The manifest's index of `id`, or -1 with error() set.
     [[nodiscard]] int sourceOf(std::string_view id);
+    // /2 (reader_blocks.cpp)
+    /// The block the next record is in (read and checked when the last one is used up).
+    [[nodiscard]] Take takeBlock(bool mayRead);
+    [[nodiscard]] bool nextInBlock(Entry &e);
+    [[nodiscard]] Got nextViewInBlock(LineView &v, Entry &e, int &source, bool mayRead);
+    /// "line L (block B at byte X)" of the block being read (`next`: of the one after it).
+    [[nodiscard]] std::string blockWhere(bool next) const;
 
     std::string m_path;
     Opened m_info;
@@ -227,6 +341,19 @@ private:
     std::string m_error;
     std::string m_sourceId;
     int m_lastSource = 0; ///< lines come in runs of one source: its id is compared first
+    // /2: the block being read; its payload views m_data.
+    bool m_blocks = false;
+    bool m_atEnd = false; ///< the end (or an error) was reached: takeBlock says End again
+    Block m_block;
+    int m_blockSource = -1;
+    std::int64_t m_blockYields = 0; ///< its records (an end marker's block: 1)
+    std::int64_t m_blockTaken = 0;
+    std::size_t m_blockAt = 0;     ///< in m_data, the next record's first byte
+    std::int64_t m_blockIndex = 0; ///< 1-based
+    std::int64_t m_blockLine = 0;  ///< the line its header is on
+    std::uint64_t m_blockByte = 0; ///< where its header starts in the file
+    std::int64_t m_nextLine = 1;   ///< of the next block's header
+    std::uint64_t m_nextByte = 0;  ///< of the next block in the file
 };
 
 /// Which of the pipeline's sources (id, kind) the recording cannot stand in for: a source the

@@ -188,7 +188,21 @@ LineReader::fromFeed(std::string_view &line, std::uint64_t &fullLength, bool rec
     // Taken from the batch: a line that continues a record (recordStart false) is the next
     // line of this source whatever its time, and the batch's lines are that.
     recording::LineBatch &batch = *m_batch;
-    const recording::LineBatch::Line &l = batch.lines[static_cast<std::size_t>(batch.taken++)];
+    if (batch.rawAt) [[likely]] {
+        // A run of raw lines (/2): the newline search source.file does on its file, no more.
+        const char *at = batch.rawAt;
+        const auto *nl = static_cast<const char *>(
+            std::memchr(at, '\n', static_cast<std::size_t>(batch.rawEnd - at)));
+        line = std::string_view(at, static_cast<std::size_t>(nl - at));
+        batch.rawAt = nl + 1;
+        ++batch.taken;
+        m_lineNumber
+            = batch.rawHasOffset ? static_cast<std::uint64_t>(batch.rawOffset++) : m_lineNumber + 1;
+        fullLength = line.size();
+        m_offset += line.size() + 1;
+        return Result::Line;
+    }
+    const recording::LineBatch::Line l = batch.take();
     m_lineNumber = l.offset ? static_cast<std::uint64_t>(*l.offset) : m_lineNumber + 1;
     line = l.value;
     fullLength = line.size();

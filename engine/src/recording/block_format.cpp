@@ -1,0 +1,405 @@
+// tideline-recording/2's blocks (recording.hpp): writing them (BlockEncoder), reading one
+// (readBlock) and its records (parseRow, blockEntries).
+//
+// Why blocks: a replay of /1 read every record through a per-line CRC (one dependent chain a
+// line), a scan for eight separators and any escape, and a newline search over a line 40 %
+// longer than the input's. A block has one CRC over all its records (one pass), one header
+// for its source and at_ms, and a file source's lines as they were read, so the replay hands
+// them on exactly as source.file scans a JSONL file (issue 19: replay at least as fast).
+
+#include "checkpoint/checksum.hpp"
+#include "recording/line_text.hpp"
+
+#include <charconv>
+#include <cstring>
+#include <limits>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+namespace tideline::recording {
+
+using namespace line;
+
+namespace {
+
+constexpr int kHeaderFields = 9;
+constexpr std::int64_t kMaxOffset
+    = std::numeric_limits<std::int64_t>::max(); ///< #crc kind at source count bytes partition
+                                                ///< offset pcrc
+
+std::size_t digits(std::int64_t v)
+{
+    char buf[24];
+    return static_cast<std::size_t>(std::to_chars(buf, buf + sizeof buf, v).ptr - buf);
+}
+
+template<typename Int>
+void appendOptional(std::string &out, const std::optional<Int> &v)
+{
+    if (v)
+        out += std::to_string(*v);
+    else
+        out += kAbsent;
+}
+
+void appendHex(std::string &out, std::uint32_t v)
+{
+    static constexpr char kDigits[] = "0123456789abcdef";
+    for (int shift = 28; shift >= 0; shift -= 4)
+        out += kDigits[(v >> shift) & 0xF];
+}
+
+bool parseHex(std::string_view s, std::uint32_t &v)
+{
+    if (s.size() != 8)
+        return false;
+    v = 0;
+    for (char c : s) {
+        const int d = hexDigit(c);
+        if (d < 0)
+            return false;
+        v = v << 4 | static_cast<std::uint32_t>(d);
+    }
+    return true;
+}
+
+/// The '\n' in `s`, 16 bytes at a time (a block's payload is checked to hold `count` lines
+/// before any of them is handed on; SSE2 needs no POPCNT: byte counters summed by PSADBW).
+std::size_t countNewlines(std::string_view s)
+{
+    std::size_t n = 0, i = 0;
+    const char *p = s.data();
+#ifdef __SSE2__
+    const __m128i nl = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
+    while (i + 16 <= s.size()) {
+        __m128i acc = zero;
+        for (int k = 0; k < 255 && i + 16 <= s.size(); ++k, i += 16)
+            acc = _mm_sub_epi8(
+                acc, _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i)), nl));
+        const __m128i sums = _mm_sad_epu8(acc, zero);
+        n += static_cast<std::size_t>(_mm_cvtsi128_si32(sums))
+             + static_cast<std::size_t>(_mm_cvtsi128_si32(_mm_srli_si128(sums, 8)));
+    }
+#endif
+    for (; i < s.size(); ++i)
+        n += p[i] == '\n';
+    return n;
+}
+
+void appendHeader(std::string &out,
+                  char kind,
+                  std::int64_t atMs,
+                  std::string_view sourceId,
+                  std::int64_t count,
+                  std::string_view payload,
+                  const std::optional<std::int32_t> &partition,
+                  const std::optional<std::int64_t> &firstOffset)
+{
+    std::string rest;
+    rest.reserve(64 + sourceId.size());
+    rest += kind;
+    rest += '\t';
+    rest += std::to_string(atMs);
+    rest += '\t';
+    rest += sourceId;
+    rest += '\t';
+    rest += std::to_string(count);
+    rest += '\t';
+    rest += std::to_string(payload.size());
+    rest += '\t';
+    appendOptional(rest, partition);
+    rest += '\t';
+    appendOptional(rest, firstOffset);
+    rest += '\t';
+    appendHex(rest, checkpoint::crc32c(payload));
+    out += '#';
+    appendHex(out, checkpoint::crc32c(rest));
+    out += '\t';
+    out += rest;
+    out += '\n';
+}
+
+/// A C row: partition offset timestamp key headers value, escaped as in /1.
+void appendRow(std::string &out, const Entry &e)
+{
+    appendOptional(out, e.partition);
+    out += '\t';
+    appendOptional(out, e.offset);
+    out += '\t';
+    appendOptional(out, e.timestamp);
+    out += '\t';
+    if (e.key)
+        escape(out, *e.key);
+    else
+        out += kAbsent;
+    out += '\t';
+    if (e.headers.empty()) {
+        out += kAbsent;
+    } else {
+        for (std::size_t i = 0; i < e.headers.size(); ++i) {
+            if (i)
+                out += "\\;";
+            escape(out, e.headers[i].first);
+            out += "\\=";
+            escape(out, e.headers[i].second);
+        }
+    }
+    out += '\t';
+    if (e.valueAbsent)
+        out += kAbsent;
+    else
+        escape(out, e.value);
+    out += '\n';
+}
+
+/// A value a raw (R) block can hold: a present value without '\n', and nothing else set but
+/// the partition and the offset.
+bool rawable(const Entry &e)
+{
+    return !e.end && !e.valueAbsent && !e.key && e.headers.empty() && !e.timestamp
+           && std::memchr(e.value.data(), '\n', e.value.size()) == nullptr;
+}
+
+} // namespace
+
+// --- BlockEncoder ---
+
+std::size_t BlockEncoder::headerSize(std::int64_t count, std::size_t bytes) const
+{
+    // '#' crc '\t' kind '\t' at '\t' source '\t' count '\t' bytes '\t' partition '\t' offset
+    // '\t' pcrc '\n'
+    return 1 + 8 + 1 + 1 + 1 + digits(m_atMs) + 1 + m_sourceId.size() + 1 + digits(count) + 1
+           + digits(static_cast<std::int64_t>(bytes)) + 1
+           + (m_partition ? digits(*m_partition) : kAbsent.size()) + 1
+           + (m_firstOffset ? digits(*m_firstOffset) : kAbsent.size()) + 1 + 8 + 1;
+}
+
+std::size_t BlockEncoder::cost(const Entry &e, std::string_view sourceId)
+{
+    if (e.end) {
+        // An end marker's block: 1+8+1 + "E\t" + at + source + "0\t0\t\\N\t\\N\t" + 8 + 1.
+        return 1 + 8 + 1 + 2 + digits(e.atMs) + 1 + sourceId.size() + 1 + 4 + 6 + 8 + 1;
+    }
+    const bool raw = rawable(e);
+    const bool same
+        = m_kind != 0 && m_source == e.source && m_atMs == e.atMs && m_payload.size() < kBlockBytes;
+    if (same && m_kind == 'R' && raw && e.partition == m_partition
+        && (m_firstOffset ? e.offset && *m_firstOffset <= kMaxOffset - m_count
+                                && *e.offset == *m_firstOffset + m_count
+                          : !e.offset)) {
+        m_fit = Fit::Continue;
+        const std::size_t row = e.value.size() + 1;
+        return headerSize(m_count + 1, m_payload.size() + row)
+               - headerSize(m_count, m_payload.size()) + row;
+    }
+    m_row.clear();
+    if (same && m_kind == 'C') {
+        m_fit = Fit::Continue;
+        appendRow(m_row, e);
+        return headerSize(m_count + 1, m_payload.size() + m_row.size())
+               - headerSize(m_count, m_payload.size()) + m_row.size();
+    }
+    // A new block (the open one, if any, is closed: its size was counted as it grew). After a
+    // raw block of this source and time, a record that does not continue it starts a C block.
+    BlockEncoder next;
+    next.m_atMs = e.atMs;
+    next.m_sourceId = sourceId;
+    if (raw && !same) {
+        m_fit = Fit::Raw;
+        next.m_partition = e.partition;
+        next.m_firstOffset = e.offset;
+        return next.headerSize(1, e.value.size() + 1) + e.value.size() + 1;
+    }
+    m_fit = Fit::Columns;
+    appendRow(m_row, e);
+    return next.headerSize(1, m_row.size()) + m_row.size();
+}
+
+void BlockEncoder::add(const Entry &e, std::string_view sourceId, std::string &out)
+{
+    if (e.end) {
+        close(out);
+        appendHeader(out, 'E', e.atMs, sourceId, 0, {}, std::nullopt, std::nullopt);
+        return;
+    }
+    if (m_fit != Fit::Continue) {
+        close(out);
+        m_kind = m_fit == Fit::Raw ? 'R' : 'C';
+        m_source = e.source;
+        m_atMs = e.atMs;
+        m_sourceId = sourceId;
+        m_partition = m_kind == 'R' ? e.partition : std::nullopt;
+        m_firstOffset = m_kind == 'R' ? e.offset : std::nullopt;
+    }
+    ++m_count;
+    if (m_kind == 'R') {
+        m_payload += e.value;
+        m_payload += '\n';
+    } else {
+        m_payload += m_row;
+    }
+}
+
+void BlockEncoder::close(std::string &out)
+{
+    if (m_kind == 0)
+        return;
+    appendHeader(out, m_kind, m_atMs, m_sourceId, m_count, m_payload, m_partition, m_firstOffset);
+    out += m_payload;
+    m_kind = 0;
+    m_count = 0;
+    m_payload.clear();
+}
+
+// --- Reading ---
+
+BlockCheck readBlock(std::string_view bytes, Block &b, std::string &why)
+{
+    const auto *nl = static_cast<const char *>(std::memchr(bytes.data(), '\n', bytes.size()));
+    if (!nl) {
+        if (bytes.empty() || bytes[0] == '#')
+            return BlockCheck::Torn; // the header itself is cut off
+        why = "does not start a block (`#` and an 8-digit CRC)";
+        return BlockCheck::Bad;
+    }
+    const std::string_view header(bytes.data(), static_cast<std::size_t>(nl - bytes.data()));
+    std::string_view f[kHeaderFields];
+    int fields = 0;
+    for (std::size_t from = 0;;) {
+        const std::size_t tab = header.find('\t', from);
+        if (fields == kHeaderFields) {
+            fields = kHeaderFields + 1; // too many
+            break;
+        }
+        f[fields++] = header.substr(from, tab == std::string_view::npos ? tab : tab - from);
+        if (tab == std::string_view::npos)
+            break;
+        from = tab + 1;
+    }
+    if (fields != kHeaderFields) {
+        why = "has a block header without its " + std::to_string(kHeaderFields)
+              + " tab-separated fields";
+        return BlockCheck::Bad;
+    }
+    std::uint32_t headerCrc = 0, payloadCrc = 0;
+    if (f[0].size() != 9 || f[0][0] != '#' || !parseHex(f[0].substr(1), headerCrc)) {
+        why = "does not start a block (`#` and an 8-digit CRC)";
+        return BlockCheck::Bad;
+    }
+    if (checkpoint::crc32c(header.substr(10)) != headerCrc) {
+        why = "has a block header that fails its CRC (edited or damaged)";
+        return BlockCheck::Bad;
+    }
+    // The header's CRC matched: what follows is what the writer wrote, or a forged header.
+    b.kind = f[1].size() == 1 ? f[1][0] : '?';
+    std::optional<std::int64_t> at, count, size;
+    if ((b.kind != 'R' && b.kind != 'C' && b.kind != 'E') || !parseOptional(f[2], at) || !at
+        || *at < 0 || !unescape(f[3], b.sourceId) || b.sourceId.empty()
+        || !parseOptional(f[4], count) || !count || *count < 0 || !parseOptional(f[5], size)
+        || !size || *size < 0 || !parseOptional(f[6], b.partition)
+        || (b.partition && *b.partition < 0) || !parseOptional(f[7], b.firstOffset)
+        || !parseHex(f[8], payloadCrc) || (b.kind != 'R' && (b.partition || b.firstOffset))
+        || ((b.kind == 'E') != (*count == 0)) || (b.kind == 'E' && *size != 0)
+        || (b.firstOffset && *count > 0
+            && *b.firstOffset > std::numeric_limits<std::int64_t>::max() - (*count - 1))) {
+        why = "has an invalid block header";
+        return BlockCheck::Bad;
+    }
+    b.atMs = *at;
+    b.count = *count;
+    b.headerSize = header.size() + 1;
+    const auto payloadBytes = static_cast<std::uint64_t>(*size);
+    if (payloadBytes > bytes.size() - b.headerSize)
+        return BlockCheck::Torn;
+    b.payload = bytes.substr(b.headerSize, static_cast<std::size_t>(payloadBytes));
+    b.size = b.headerSize + b.payload.size();
+    if (checkpoint::crc32c(b.payload) != payloadCrc) {
+        why = "its records fail the block's CRC (the block was edited or damaged)";
+        return BlockCheck::Bad;
+    }
+    const std::size_t lines = countNewlines(b.payload);
+    if (lines != static_cast<std::size_t>(b.count)
+        || (!b.payload.empty() && b.payload.back() != '\n')) {
+        why = "holds " + std::to_string(lines) + " lines but its header says "
+              + std::to_string(b.count);
+        return BlockCheck::Bad;
+    }
+    return BlockCheck::Whole;
+}
+
+std::string parseRow(std::string_view row, Entry &e)
+{
+    constexpr int kRowColumns = 6;
+    std::string_view cols[kRowColumns];
+    std::size_t start = 0;
+    for (int c = 0; c + 1 < kRowColumns; ++c) {
+        const std::size_t tab = row.find('\t', start);
+        if (tab == std::string_view::npos)
+            return "has " + std::to_string(c + 1) + " of its " + std::to_string(kRowColumns)
+                   + " tab-separated columns";
+        cols[c] = row.substr(start, tab - start);
+        start = tab + 1;
+    }
+    cols[kRowColumns - 1] = row.substr(start);
+    if (cols[kRowColumns - 1].find('\t') != std::string_view::npos)
+        return "has more than " + std::to_string(kRowColumns) + " columns";
+    if (!parseOptional(cols[0], e.partition) || (e.partition && *e.partition < 0))
+        return "has an invalid partition";
+    if (!parseOptional(cols[1], e.offset))
+        return "has an invalid offset";
+    if (!parseOptional(cols[2], e.timestamp))
+        return "has an invalid timestamp";
+    if (cols[3] == kAbsent) {
+        e.key.reset();
+    } else {
+        std::string key;
+        if (!unescape(cols[3], key))
+            return "has a badly escaped key";
+        e.key = std::move(key);
+    }
+    e.headers.clear();
+    if (cols[4] != kAbsent && !parseHeaders(cols[4], e.headers))
+        return "has badly escaped headers (name\\=value pairs joined by \\;)";
+    e.end = false;
+    e.valueAbsent = cols[5] == kAbsent;
+    if (e.valueAbsent)
+        e.value.clear();
+    else if (!unescape(cols[5], e.value))
+        return "has a badly escaped value";
+    return {};
+}
+
+std::string blockEntries(const Block &b, std::vector<Entry> &out)
+{
+    if (b.kind == 'E') {
+        Entry e;
+        e.atMs = b.atMs;
+        e.end = true;
+        out.push_back(std::move(e));
+        return {};
+    }
+    std::size_t at = 0;
+    for (std::int64_t i = 0; i < b.count; ++i) {
+        const std::size_t nl = b.payload.find('\n', at);
+        if (nl == std::string_view::npos)
+            return "row " + std::to_string(i + 1) + ": missing";
+        const std::string_view row = b.payload.substr(at, nl - at);
+        at = nl + 1;
+        Entry e;
+        e.atMs = b.atMs;
+        if (b.kind == 'R') {
+            e.partition = b.partition;
+            if (b.firstOffset)
+                e.offset = *b.firstOffset + i;
+            e.value.assign(row);
+        } else if (std::string why = parseRow(row, e); !why.empty()) {
+            return "row " + std::to_string(i + 1) + ": " + why;
+        }
+        out.push_back(std::move(e));
+    }
+    return {};
+}
+
+} // namespace tideline::recording
