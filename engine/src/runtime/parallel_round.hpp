@@ -7,6 +7,7 @@
 #include <tideline/engine/operator.hpp>
 #include <tideline/observe/accounting.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <exception>
 #include <string>
@@ -65,7 +66,22 @@ struct InstanceIO
     observe::FateCounts fates{};
     observe::NodeMetrics metrics;
     std::exception_ptr error;
+    /// A fused round (Round::fused): in[0, used) are this round's records; the slots stay, their
+    /// records' buffers reused by the next chunk built into the round. marksEnd: the marks
+    /// given to its records, so the end of the round gives it marks[marksEnd, size).
+    std::size_t used = 0;
+    std::uint32_t marksEnd = 1;
 
+    /// Everything but the input (a fused round's records stay for reuse).
+    void clearOutputs()
+    {
+        out.clear();
+        wrapped.clear();
+        sortKeys.clear();
+        values.clear();
+        fates = {};
+        error = nullptr;
+    }
     void clear()
     {
         in.clear();
@@ -103,6 +119,22 @@ struct Passthrough
     Record record;
 };
 
+/// A fused round's item that did not reach the stage, emitted in the replay at its place: a
+/// line the source could not read (its `errors`), or a record the watermark node rejected.
+struct SideError
+{
+    std::uint32_t step;
+    Timestamp localW; ///< the chunk's W before it (the replay takes the max with wStart)
+    std::string reason;
+    Record record;
+    bool fromSource = false; ///< the source's error (a line), not the watermark node's
+    std::string raw;
+    std::string where;      ///< set at hand-over (the line number needs the chunks before)
+    std::uint64_t line = 0; ///< in the chunk, 1 = its first
+    bool tooLong = false;
+    std::uint64_t length = 0;
+};
+
 struct Round
 {
     explicit Round(int n)
@@ -114,6 +146,22 @@ struct Round
     std::vector<Passthrough> passthrough;
     std::vector<Mark> marks;
     int pending = 0; ///< instances still running it (WorkerPool's mutex)
+
+    // A fused round (runtime/fused_source.hpp): one chunk of a source, made, stamped and routed
+    // on a worker. Steps are positions, not entries of `steps`: record j of the chunk is step
+    // 2j + 1, the watermark it raised 2j + 2, the chunk's start 0. marks[0] is the start, at
+    // wStart (the watermark before the chunk, set on the loop thread at hand-over); marks[1..]
+    // are the chunk's own rises, W = maxTs - delay - 1 of the chunk alone, so each instance's
+    // watermark before each record is max(wStart, item.w), what the single thread had there.
+    bool fused = false;
+    Timestamp wStart = kMinTime; ///< set at hand-over
+    Timestamp localW = kMinTime; ///< the chunk's own W after its last record
+    Timestamp maxTs = kMinTime;  ///< the chunk's largest event time
+    long long first = 0, count = 0;
+    int wmNode = -1;  ///< the watermark node (its side errors go out of its `errors` port)
+    int srcNode = -1; ///< the source (its side errors go out of its `errors` port)
+    std::vector<SideError> side;
+    Timestamp wEnd() const { return std::max(wStart, localW); }
 };
 
 } // namespace tideline::parallel

@@ -58,6 +58,7 @@ void FileChunk::run() noexcept
     readError.clear();
     try {
         parseRange();
+        endOffset = m_base + m_buf.size();
     } catch (const std::exception &e) {
         readError = e.what();
     } catch (...) {

@@ -67,6 +67,8 @@ public:
     bool stop = false;
     std::uint64_t stopOffset = 0;
     std::string readError; ///< the OS error of a failed read
+    /// Where reading ended (the range to the end: the file's end as read).
+    std::uint64_t endOffset = 0;
 
 private:
     void parseRange();
