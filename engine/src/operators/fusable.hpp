@@ -60,6 +60,21 @@ protected:
     ~SplittableFile() = default;
 };
 
+/// A keyed operator that can take a record with its key already encoded (by the fused path,
+/// which encodes it anyway to route it): the same as processRecord, without reading the key
+/// fields again. On the instance's worker, the record made on another core: not touching its
+/// fields is what keeps the hand-over to one cache miss per record (docs/benchmarks.md).
+class PreKeyed
+{
+public:
+    /// `key`: the record's key as the operator encodes it (the window's GroupKeyCodec); `time`:
+    /// rec.time, so that an on-time record whose aggregates read no field is never touched.
+    virtual void processKeyed(Record &&rec, Timestamp time, std::string_view key, Output &out) = 0;
+
+protected:
+    ~PreKeyed() = default;
+};
+
 /// The watermark node when its watermark is a prefix maximum: W = max(W, maxTs - delay - 1)
 /// after each record (one partition, no idle timeout, no max_lead_ms, Flink's rules).
 class PrefixWatermark

@@ -12,6 +12,16 @@
 
 namespace tideline::parallel {
 
+BlockHome &BlockHomes::mine()
+{
+    const std::thread::id me = std::this_thread::get_id();
+    std::lock_guard lock(m_mutex);
+    for (auto &[id, home] : m_homes)
+        if (id == me)
+            return *home;
+    return *m_homes.emplace_back(me, std::make_unique<BlockHome>()).second;
+}
+
 FusedChunk::FusedChunk(const FusedConfig &cfg)
     : m_cfg(cfg)
     , m_groupKey(cfg.keys)
@@ -44,7 +54,9 @@ void FusedChunk::route(
     if (io.used == io.in.size())
         io.in.emplace_back();
     InItem &item = io.in[io.used++];
-    std::swap(item.record, rec); // the slot's old buffers are made (parsed) into next
+    item.ptr = &rec;
+    item.time = t;
+    item.key.assign(m_key);
     item.step = step;
     item.w = localW;
     item.watermark = false;
@@ -75,18 +87,27 @@ void FusedChunk::run() noexcept
     Timestamp maxTs = kMinTime, localW = kMinTime;
     error = nullptr;
     try {
+        if (!r.block)
+            r.block = m_cfg.homes->mine().take();
+        std::vector<Record> &records = r.block->records;
         if (!file) {
+            if (records.size() < static_cast<std::size_t>(r.count))
+                records.resize(static_cast<std::size_t>(r.count));
             for (long long j = 0; j < r.count; ++j) {
-                m_cfg.source->makeInto(r.first + j, m_scratch);
-                route(r, m_scratch, static_cast<std::uint32_t>(2 * j + 1), maxTs, localW);
+                Record &rec = records[static_cast<std::size_t>(j)];
+                m_cfg.source->makeInto(r.first + j, rec);
+                route(r, rec, static_cast<std::uint32_t>(2 * j + 1), maxTs, localW);
             }
         } else {
-            // The lines in file order: errors (`before`: records ahead of them) among records.
+            // Parsed into the block's records (their buffers this thread's), then the lines in
+            // file order: errors (`before`: records ahead of them) among records.
+            std::swap(file->records, records);
             file->run();
+            std::swap(file->records, records);
             std::uint32_t j = 0;
             std::size_t e = 0;
             auto &errs = file->errors;
-            for (std::size_t i = 0; i <= file->records.size(); ++i) {
+            for (std::size_t i = 0; i <= records.size(); ++i) {
                 for (; e < errs.size() && errs[e].before == i; ++e) {
                     SideError &s = r.side.emplace_back();
                     s.step = 2 * j++ + 1;
@@ -98,8 +119,8 @@ void FusedChunk::run() noexcept
                     s.tooLong = errs[e].tooLong;
                     s.length = errs[e].length;
                 }
-                if (i < file->records.size())
-                    route(r, file->records[i], 2 * j++ + 1, maxTs, localW);
+                if (i < records.size())
+                    route(r, records[i], 2 * j++ + 1, maxTs, localW);
             }
             r.count = j;
         }
@@ -148,6 +169,7 @@ FusedSource::FusedSource(std::unique_ptr<Operator> inner,
         m_cfg.source = m_indexed;
         m_count = m_indexed->indexedCount();
     }
+    m_cfg.homes = &m_homes;
     m_cfg.watermark = &m_watermark;
     (void)m_watermark.prefixMax(m_cfg.delay);
     m_cfg.window = stage.config().window;

@@ -33,11 +33,25 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <thread>
 
 namespace tideline::parallel {
 
+/// One BlockHome per thread that runs chunks (parallel_round.hpp), owned by the source.
+class BlockHomes
+{
+public:
+    BlockHome &mine();
+
+private:
+    std::mutex m_mutex;
+    std::vector<std::pair<std::thread::id, std::unique_ptr<BlockHome>>> m_homes;
+};
+
 struct FusedConfig
 {
+    BlockHomes *homes = nullptr;
     const fusable::IndexedSource *source = nullptr; ///< a generator, or
     const sources::FileChunkConfig *file = nullptr; ///< a file's chunks
     const fusable::PrefixWatermark *watermark = nullptr;
@@ -59,14 +73,13 @@ public:
     bool last = false;                        ///< a file's range to its end
 
 private:
-    /// Stamps `rec` and moves it into its instance's input as the round's item `step`.
+    /// Stamps `rec` (in the round's block) and gives it to its instance as the item `step`.
     void route(Round &r, Record &rec, std::uint32_t step, Timestamp &maxTs, Timestamp &localW);
     const FusedConfig &m_cfg;
     keys::GroupKeyCodec m_groupKey;
     keys::KeyEncoder m_dedupKey;
     std::string m_key;
     std::string m_why;
-    Record m_scratch;
 };
 
 class FusedSource final : public SourceOperator
@@ -122,6 +135,7 @@ private:
     int m_stageNode;
     OutputTarget &m_runtime;
     Counted m_counted;
+    BlockHomes m_homes;
     FusedConfig m_cfg;
     long long m_count = 0;
     long long m_issued = -1; ///< -1: from the source's position, at the first poll

@@ -48,6 +48,10 @@
 #include <thread>
 #include <vector>
 
+namespace tideline::fusable {
+class PreKeyed;
+}
+
 namespace tideline::parallel {
 
 /// Key groups: the unit keyed state is assigned to instances by (Flink's max parallelism).
@@ -177,6 +181,8 @@ private:
     bool m_inFusedReplay = false;       ///< a deferred record now is in order: deliver it at once
     std::vector<Timestamp> m_fusedSeen; ///< per instance: its watermark (its worker only)
     std::vector<std::unique_ptr<Round>> m_fusedSpare;
+    /// Per instance: it takes a record with its key encoded already (null: processRecord).
+    std::vector<fusable::PreKeyed *> m_preKeyed;
 
     void submitOpen();
     /// Replays finished rounds from the front; `all`: waits for every round in flight.

@@ -7,6 +7,7 @@
 // the watermark the single-threaded node had at that record. The replay walks the outputs only
 // (not every record, as a round's replay walks its steps), in the order of their positions.
 
+#include "operators/fusable.hpp"
 #include "runtime/parallel.hpp"
 #include "runtime/parallel_capture.hpp"
 #include "runtime/parallel_round.hpp"
@@ -44,6 +45,7 @@ void ParallelStage::runFused(int k, Round &round) noexcept
     Capture &c = *m_captures[ku];
     Operator &op = *m_instances[ku];
     Timestamp &seen = m_fusedSeen[ku];
+    fusable::PreKeyed *keyed = m_preKeyed[ku];
     c.begin(io);
     Output out(c, m_cfg.node);
     try {
@@ -61,9 +63,12 @@ void ParallelStage::runFused(int k, Round &round) noexcept
                 seen = w;
             }
             c.atRecord(item.step);
-            // The record stays in its slot unless the operator keeps it (late, dedup's pass):
+            // The record stays in the block unless the operator keeps it (late, dedup's pass):
             // the next chunk built into this round reuses its buffers.
-            op.processRecord(0, std::move(item.record), out);
+            if (keyed)
+                keyed->processKeyed(std::move(*item.ptr), item.time, item.key, out);
+            else
+                op.processRecord(0, std::move(*item.ptr), out);
         }
         const auto marks = static_cast<std::uint32_t>(round.marks.size());
         if (round.wEnd() > seen && io.marksEnd < marks) {
@@ -195,6 +200,10 @@ void ParallelStage::replayFused(Round &round, Output &out)
         round.io[k].clearOutputs();
     }
     round.side.clear();
+    if (round.block) {
+        BlockHome *home = round.block->home;
+        home->give(std::move(round.block));
+    }
 }
 
 } // namespace tideline::parallel

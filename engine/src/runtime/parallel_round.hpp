@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <exception>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -25,6 +27,49 @@ struct InItem
     /// before each of its records; its results are then told apart by end, see Capture).
     std::uint32_t markFrom = 0, markTo = 0;
     bool watermark = false;
+    /// A fused round's record: its key as the stage encodes it (fusable::PreKeyed), and the
+    /// record itself, in the round's RecordBlock (`record` stays empty).
+    std::string key;
+    Record *ptr = nullptr;
+    Timestamp time = kMinTime; ///< ptr->time
+};
+
+struct BlockHome;
+
+/// A fused round's records, made by one thread into buffers only that thread ever writes: a
+/// block goes back to its home (the thread that made it) once the round is replayed, so the
+/// next chunk that thread makes reuses buffers in its own cache. (Reused by whichever thread
+/// ran the next chunk, every field written was a cache line another core held: the single
+/// largest cost of the hand-over, docs/benchmarks.md "One crossing per record".)
+struct RecordBlock
+{
+    std::vector<Record> records;
+    BlockHome *home = nullptr;
+};
+
+/// The spare blocks of one thread (given back by the loop thread, taken by their thread).
+struct BlockHome
+{
+    std::mutex mutex;
+    std::vector<std::unique_ptr<RecordBlock>> free;
+
+    std::unique_ptr<RecordBlock> take()
+    {
+        std::lock_guard lock(mutex);
+        if (free.empty()) {
+            auto b = std::make_unique<RecordBlock>();
+            b->home = this;
+            return b;
+        }
+        auto b = std::move(free.back());
+        free.pop_back();
+        return b;
+    }
+    void give(std::unique_ptr<RecordBlock> b)
+    {
+        std::lock_guard lock(mutex);
+        free.push_back(std::move(b));
+    }
 };
 
 enum class OutKind : std::uint8_t { Data, Late, Error, Watermark, Idle };
@@ -161,6 +206,7 @@ struct Round
     int wmNode = -1;  ///< the watermark node (its side errors go out of its `errors` port)
     int srcNode = -1; ///< the source (its side errors go out of its `errors` port)
     std::vector<SideError> side;
+    std::unique_ptr<RecordBlock> block; ///< the records the instances' items point into
     Timestamp wEnd() const { return std::max(wStart, localW); }
 };
 

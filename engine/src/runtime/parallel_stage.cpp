@@ -3,6 +3,7 @@
 // replay that merges them back into the single-threaded order (the capture of an instance's
 // outputs: parallel_capture.hpp; fused rounds: parallel_fused.cpp).
 
+#include "operators/fusable.hpp"
 #include "operators/keys/hash.hpp"
 #include "record/buffer_pool.hpp"
 #include "runtime/parallel.hpp"
@@ -48,6 +49,8 @@ ParallelStage::ParallelStage(StageConfig cfg,
     for (std::size_t k = 0; k < m_instances.size(); ++k)
         m_captures.push_back(std::make_unique<Capture>(m_cfg, m_runtime));
     m_fusedSeen.assign(m_instances.size(), kMinTime);
+    for (auto &op : m_instances)
+        m_preKeyed.push_back(m_cfg.window ? dynamic_cast<fusable::PreKeyed *>(op.get()) : nullptr);
     m_open = std::make_unique<Round>(static_cast<int>(m_instances.size()));
 }
 
