@@ -50,6 +50,11 @@ void FileChunk::assign(std::uint64_t begin, std::uint64_t end, bool lineStart, b
 
 void FileChunk::run() noexcept
 {
+    // The records of the last run (unless the loop thread moved them out) are parsed into
+    // again: their buffers are reused as they are, with no trip through a buffer pool (a
+    // thread's pool holds 512; a chunk has thousands of records).
+    for (Record &r : records)
+        m_spare.push_back(std::move(r));
     records.clear();
     errors.clear();
     lines = 0;
@@ -220,6 +225,11 @@ bool FileChunk::line(std::string_view text, std::size_t pos)
         }
     }
     Record &rec = records.emplace_back();
+    if (!m_spare.empty()) {
+        rec = std::move(m_spare.back());
+        m_spare.pop_back();
+        rec.clear();
+    }
     const bool ok
         = m_cfg.csv ? m_cfg.csv->parse(text, rec, m_error) : m_parser.parse(text, rec, m_error);
     if (!ok) {

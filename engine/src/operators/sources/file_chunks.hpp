@@ -83,6 +83,7 @@ private:
 
     const FileChunkConfig &m_cfg;
     RecordParser m_parser;
+    std::vector<Record> m_spare; ///< the last run's records, parsed into again
     std::string m_error;
     std::string m_buf;
     std::uint64_t m_base = 0; ///< file offset of m_buf[0]
