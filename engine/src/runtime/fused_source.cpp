@@ -31,14 +31,13 @@ FusedChunk::FusedChunk(const FusedConfig &cfg)
         file = std::make_unique<sources::FileChunk>(*cfg.file);
 }
 
-void FusedChunk::route(
-    Round &r, Record &rec, std::uint32_t step, Timestamp &maxTs, Timestamp &localW)
+void FusedChunk::route(Round &r, Record &rec, std::uint32_t index, std::uint32_t step)
 {
     Timestamp t = kMinTime;
     if (!m_cfg.watermark->eventTime(rec, t, m_why)) {
         SideError &e = r.side.emplace_back();
         e.step = step;
-        e.localW = localW;
+        e.localW = m_localW;
         e.reason = m_why;
         e.record = std::move(rec);
         rec = Record();
@@ -55,22 +54,42 @@ void FusedChunk::route(
         io.in.emplace_back();
     InItem &item = io.in[io.used++];
     item.ptr = &rec;
+    item.index = index;
     item.time = t;
     item.key.assign(m_key);
     item.step = step;
-    item.w = localW;
+    item.w = m_localW;
     item.watermark = false;
     item.markFrom = io.marksEnd;
     item.markTo = static_cast<std::uint32_t>(r.marks.size());
     io.marksEnd = item.markTo;
-    if (t > maxTs) {
-        maxTs = t;
+    if (t > m_maxTs) {
+        m_maxTs = t;
         const Timestamp w = satSub(satSub(t, m_cfg.delay), 1);
-        if (w > localW) {
-            localW = w;
+        if (w > m_localW) {
+            m_localW = w;
             r.marks.push_back({step + 1, w});
         }
     }
+}
+
+void FusedChunk::lineRecord(std::size_t index)
+{
+    const std::uint32_t step = 2 * m_next++ + 1;
+    route(*round, file->records[index], static_cast<std::uint32_t>(index), step);
+}
+
+void FusedChunk::lineError(const sources::ChunkLineError &e)
+{
+    SideError &s = round->side.emplace_back();
+    s.step = 2 * m_next++ + 1;
+    s.localW = m_localW;
+    s.reason = e.reason;
+    s.fromSource = true;
+    s.raw = e.raw;
+    s.line = e.line;
+    s.tooLong = e.tooLong;
+    s.length = e.length;
 }
 
 void FusedChunk::run() noexcept
@@ -84,7 +103,8 @@ void FusedChunk::run() noexcept
         io.used = 0;
         io.marksEnd = 1;
     }
-    Timestamp maxTs = kMinTime, localW = kMinTime;
+    m_maxTs = m_localW = kMinTime;
+    m_next = 0;
     error = nullptr;
     try {
         if (!r.block)
@@ -96,39 +116,29 @@ void FusedChunk::run() noexcept
             for (long long j = 0; j < r.count; ++j) {
                 Record &rec = records[static_cast<std::size_t>(j)];
                 m_cfg.source->makeInto(r.first + j, rec);
-                route(r, rec, static_cast<std::uint32_t>(2 * j + 1), maxTs, localW);
+                route(r, rec, static_cast<std::uint32_t>(j), static_cast<std::uint32_t>(2 * j + 1));
             }
         } else {
-            // Parsed into the block's records (their buffers this thread's), then the lines in
-            // file order: errors (`before`: records ahead of them) among records.
+            // Parsed into the block's records (their buffers this thread's), each stamped and
+            // routed as it is parsed (LineSink), errors in their place among them.
             std::swap(file->records, records);
+            std::swap(file->spare, r.block->spare);
+            file->sink = this;
             file->run();
+            file->sink = nullptr;
             std::swap(file->records, records);
-            std::uint32_t j = 0;
-            std::size_t e = 0;
-            auto &errs = file->errors;
-            for (std::size_t i = 0; i <= records.size(); ++i) {
-                for (; e < errs.size() && errs[e].before == i; ++e) {
-                    SideError &s = r.side.emplace_back();
-                    s.step = 2 * j++ + 1;
-                    s.localW = localW;
-                    s.reason = errs[e].reason;
-                    s.fromSource = true;
-                    s.raw = errs[e].raw;
-                    s.line = errs[e].line;
-                    s.tooLong = errs[e].tooLong;
-                    s.length = errs[e].length;
-                }
-                if (i < records.size())
-                    route(r, records[i], 2 * j++ + 1, maxTs, localW);
-            }
-            r.count = j;
+            std::swap(file->spare, r.block->spare);
+            r.count = m_next;
+            // The vector has stopped growing: the items may point into it now.
+            for (InstanceIO &io : r.io)
+                for (std::size_t i = 0; i < io.used; ++i)
+                    io.in[i].ptr = &records[io.in[i].index];
         }
     } catch (...) {
         error = std::current_exception();
     }
-    r.maxTs = maxTs;
-    r.localW = localW;
+    r.maxTs = m_maxTs;
+    r.localW = m_localW;
 }
 
 FusedSource::FusedSource(std::unique_ptr<Operator> inner,

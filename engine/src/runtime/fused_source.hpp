@@ -61,7 +61,7 @@ struct FusedConfig
     int instances = 1;
 };
 
-class FusedChunk final : public sources::ChunkTask
+class FusedChunk final : public sources::ChunkTask, private sources::LineSink
 {
 public:
     explicit FusedChunk(const FusedConfig &cfg);
@@ -73,8 +73,13 @@ public:
     bool last = false;                        ///< a file's range to its end
 
 private:
-    /// Stamps `rec` (in the round's block) and gives it to its instance as the item `step`.
-    void route(Round &r, Record &rec, std::uint32_t step, Timestamp &maxTs, Timestamp &localW);
+    /// Stamps `rec` (block record `index`) and gives it to its instance as the item `step`.
+    void route(Round &r, Record &rec, std::uint32_t index, std::uint32_t step);
+    // A file's lines as FileChunk makes them (LineSink): stamped and routed while in cache.
+    void lineRecord(std::size_t index) override;
+    void lineError(const sources::ChunkLineError &e) override;
+    Timestamp m_maxTs = kMinTime, m_localW = kMinTime;
+    std::uint32_t m_next = 0; ///< the next item's position in the chunk
     const FusedConfig &m_cfg;
     keys::GroupKeyCodec m_groupKey;
     keys::KeyEncoder m_dedupKey;

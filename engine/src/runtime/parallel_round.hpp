@@ -32,6 +32,7 @@ struct InItem
     std::string key;
     Record *ptr = nullptr;
     Timestamp time = kMinTime; ///< ptr->time
+    std::uint32_t index = 0;   ///< of the record in the block (ptr is set once it stops growing)
 };
 
 struct BlockHome;
@@ -44,6 +45,7 @@ struct BlockHome;
 struct RecordBlock
 {
     std::vector<Record> records;
+    std::vector<Record> spare; ///< a file's: FileChunk::spare, kept with the block
     BlockHome *home = nullptr;
 };
 

@@ -54,7 +54,7 @@ void FileChunk::run() noexcept
     // again: their buffers are reused as they are, with no trip through a buffer pool (a
     // thread's pool holds 512; a chunk has thousands of records).
     for (Record &r : records)
-        m_spare.push_back(std::move(r));
+        spare.push_back(std::move(r));
     records.clear();
     errors.clear();
     lines = 0;
@@ -201,6 +201,8 @@ void FileChunk::tooLong(std::string_view head, std::uint64_t length)
     e.length = length;
     e.reason = "record_too_large";
     e.raw.assign(head);
+    if (sink)
+        sink->lineError(e);
 }
 
 bool FileChunk::line(std::string_view text, std::size_t pos)
@@ -225,9 +227,9 @@ bool FileChunk::line(std::string_view text, std::size_t pos)
         }
     }
     Record &rec = records.emplace_back();
-    if (!m_spare.empty()) {
-        rec = std::move(m_spare.back());
-        m_spare.pop_back();
+    if (!spare.empty()) {
+        rec = std::move(spare.back());
+        spare.pop_back();
         rec.clear();
     }
     const bool ok
@@ -239,6 +241,10 @@ bool FileChunk::line(std::string_view text, std::size_t pos)
         e.line = lines;
         e.reason = m_error;
         e.raw.assign(text);
+        if (sink)
+            sink->lineError(e);
+    } else if (sink) {
+        sink->lineRecord(records.size() - 1);
     }
     return true;
 }
