@@ -8,6 +8,11 @@
 # inputs written by write_inputs.sh: several chunks each, with malformed, blank, over-long and
 # multi-line CSV lines) and the ordered generator must also have parsed in chunks on the workers
 # in the runs with TIDELINE_PARALLEL_SOURCES=1 (2s, 4s), whose outputs must equal those too.
+# The chains the fused path covers (source.generator or source.file -> watermark -> one keyed
+# stage: the stress-fused-* pipelines, files/fused-*, jsonl-malformed, csv-malformed) must have
+# run fused at 2, 3 and 4, and again unfused (2f:
+# TIDELINE_FUSED=0, the rounds' path) with the same outputs; a shape it does not cover (two
+# stages after the watermark: stress-ordered-generator) must say nothing of fusing.
 # Usage: test_parallel.sh TIDELINE_RUN PIPELINES_DIR
 set -uo pipefail
 run=$1
@@ -23,20 +28,22 @@ for p in "$pipelines"/*/pipeline.json "$pipelines"/nexmark/*.json "$here"/pipeli
     "$tmp"/files/*.json; do
     case $p in */labs/*) continue ;; esac
     name=$(basename "$(dirname "$p")")-$(basename "$p" .json)
-    # 2s, 4s: with the sources parsing in chunks on the workers (TIDELINE_PARALLEL_SOURCES).
-    for n in 1 2 4 2s 4s; do
+    # 2s, 4s: with the sources parsing in chunks on the workers (TIDELINE_PARALLEL_SOURCES);
+    # 2f: without the fused path (TIDELINE_FUSED=0).
+    for n in 1 2 3 4 2s 4s 2f; do
         out=$tmp/$name/n$n
         mkdir -p "$out"
         chunks=0
-        case $n in *s) chunks=1 ;; esac
-        if ! TIDELINE_PARALLEL_SOURCES=$chunks timeout 300 "$run" --parallelism "${n%s}" \
+        fused=1
+        case $n in *s) chunks=1 ;; *f) fused=0 ;; esac
+        if ! TIDELINE_PARALLEL_SOURCES=$chunks TIDELINE_FUSED=$fused timeout 300 "$run" --parallelism "${n%[sf]}" \
             --expect "$out" --update-expected "$p" >"$tmp/$name/log$n" 2>&1; then
             echo "FAIL $name: the run at parallelism $n failed:"
             cat "$tmp/$name/log$n"
             fail=1
         fi
     done
-    for n in 2 4 2s 4s; do
+    for n in 2 3 4 2s 4s 2f; do
         if ! diff -r "$tmp/$name/n1" "$tmp/$name/n$n" >"$tmp/$name/diff$n"; then
             echo "FAIL $name: outputs at parallelism $n differ from parallelism 1:"
             head -20 "$tmp/$name/diff$n"
@@ -47,7 +54,28 @@ for p in "$pipelines"/*/pipeline.json "$pipelines"/nexmark/*.json "$here"/pipeli
     note=$(grep -h "^.*parallelism 2: " "$tmp/$name/log2" | tr '\n' ' ')
     grep -q "instances each" "$tmp/$name/log2" && parallel_runs=$((parallel_runs + 1))
     note="$note$(grep -h "parses in chunks" "$tmp/$name/log2s" | sed 's/^tideline-run: parallelism 2: / with TIDELINE_PARALLEL_SOURCES=1: /' | tr '\n' ' ')"
-    echo "ok $name ($files output files identical at 1, 2, 4, and 2, 4 with sources in chunks) ${note}"
+    echo "ok $name ($files output files identical at 1, 2, 3, 4, 2 and 4 with sources in chunks, 2 unfused) ${note}"
+    case $p in
+    */stress-fused-* | */files/fused-* | */files/jsonl-malformed.json | */files/csv-malformed.json)
+        for n in 2 3 4; do
+            if ! grep -q "fused: records made, stamped and routed on the workers" "$tmp/$name/log$n"; then
+                echo "FAIL $name: expected the fused path at parallelism $n"
+                cat "$tmp/$name/log$n"
+                fail=1
+            fi
+        done
+        if grep -q "fused:" "$tmp/$name/log2f"; then
+            echo "FAIL $name: TIDELINE_FUSED=0 still fused"
+            fail=1
+        fi
+        ;;
+    */stress-ordered-generator.json | */stress.json | */stress-shared-sink.json)
+        if grep -q "fused:" "$tmp/$name/log2"; then
+            echo "FAIL $name: a shape outside the fused path was fused"
+            fail=1
+        fi
+        ;;
+    esac
     case $p in
     "$tmp"/files/* | */stress-ordered-generator.json)
         if ! grep -q "parses in chunks on the 4 workers" "$tmp/$name/log4s"; then

@@ -48,6 +48,10 @@
 #include <thread>
 #include <vector>
 
+namespace tideline::fusable {
+class PreKeyed;
+}
+
 namespace tideline::parallel {
 
 /// Key groups: the unit keyed state is assigned to instances by (Flink's max parallelism).
@@ -159,7 +163,27 @@ public:
     /// Worker k: runs instance k over its input of the round.
     void runInstance(int k, Round &round) noexcept;
 
+    // The fused path (fused_source.hpp, parallel_fused.cpp): rounds built on the workers from
+    // one chunk of the source each, records already stamped and routed to their instance.
+    /// A round to build a chunk into: a replayed one (its record slots warm), else a new one.
+    std::unique_ptr<Round> takeFusedRound();
+    /// Hands a built round to the workers (loop thread; its wStart set), after the open one.
+    void submitFused(std::unique_ptr<Round> round, Output &out);
+    int instanceCount() const { return static_cast<int>(m_instances.size()); }
+    const StageConfig &config() const { return m_cfg; }
+
 private:
+    void runFused(int k, Round &round) noexcept;
+    void replayFused(Round &round, Output &out);
+    /// The watermark the fused rounds handed over reach: the watermark node's own emission of
+    /// it afterwards is already in them.
+    Timestamp m_fusedW = kMinTime;
+    bool m_inFusedReplay = false;       ///< a deferred record now is in order: deliver it at once
+    std::vector<Timestamp> m_fusedSeen; ///< per instance: its watermark (its worker only)
+    std::vector<std::unique_ptr<Round>> m_fusedSpare;
+    /// Per instance: it takes a record with its key encoded already (null: processRecord).
+    std::vector<fusable::PreKeyed *> m_preKeyed;
+
     void submitOpen();
     /// Replays finished rounds from the front; `all`: waits for every round in flight.
     void collect(bool all, Output &out);

@@ -216,6 +216,7 @@ Status Runtime::planParallel()
     for (int v : candidates)
         ids += (ids.empty() ? "`" : ", `") + m_nodes[static_cast<std::size_t>(v)].spec->id + "`";
     note(ids + " run as " + std::to_string(n) + " instances each");
+    planFused(note);
     return {};
 }
 

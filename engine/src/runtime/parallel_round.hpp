@@ -7,8 +7,11 @@
 #include <tideline/engine/operator.hpp>
 #include <tideline/observe/accounting.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <exception>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -24,6 +27,51 @@ struct InItem
     /// before each of its records; its results are then told apart by end, see Capture).
     std::uint32_t markFrom = 0, markTo = 0;
     bool watermark = false;
+    /// A fused round's record: its key as the stage encodes it (fusable::PreKeyed), and the
+    /// record itself, in the round's RecordBlock (`record` stays empty).
+    std::string key;
+    Record *ptr = nullptr;
+    Timestamp time = kMinTime; ///< ptr->time
+    std::uint32_t index = 0;   ///< of the record in the block (ptr is set once it stops growing)
+};
+
+struct BlockHome;
+
+/// A fused round's records, made by one thread into buffers only that thread ever writes: a
+/// block goes back to its home (the thread that made it) once the round is replayed, so the
+/// next chunk that thread makes reuses buffers in its own cache. (Reused by whichever thread
+/// ran the next chunk, every field written was a cache line another core held: the single
+/// largest cost of the hand-over, docs/benchmarks.md "One crossing per record".)
+struct RecordBlock
+{
+    std::vector<Record> records;
+    std::vector<Record> spare; ///< a file's: FileChunk::spare, kept with the block
+    BlockHome *home = nullptr;
+};
+
+/// The spare blocks of one thread (given back by the loop thread, taken by their thread).
+struct BlockHome
+{
+    std::mutex mutex;
+    std::vector<std::unique_ptr<RecordBlock>> free;
+
+    std::unique_ptr<RecordBlock> take()
+    {
+        std::lock_guard lock(mutex);
+        if (free.empty()) {
+            auto b = std::make_unique<RecordBlock>();
+            b->home = this;
+            return b;
+        }
+        auto b = std::move(free.back());
+        free.pop_back();
+        return b;
+    }
+    void give(std::unique_ptr<RecordBlock> b)
+    {
+        std::lock_guard lock(mutex);
+        free.push_back(std::move(b));
+    }
 };
 
 enum class OutKind : std::uint8_t { Data, Late, Error, Watermark, Idle };
@@ -65,7 +113,22 @@ struct InstanceIO
     observe::FateCounts fates{};
     observe::NodeMetrics metrics;
     std::exception_ptr error;
+    /// A fused round (Round::fused): in[0, used) are this round's records; the slots stay, their
+    /// records' buffers reused by the next chunk built into the round. marksEnd: the marks
+    /// given to its records, so the end of the round gives it marks[marksEnd, size).
+    std::size_t used = 0;
+    std::uint32_t marksEnd = 1;
 
+    /// Everything but the input (a fused round's records stay for reuse).
+    void clearOutputs()
+    {
+        out.clear();
+        wrapped.clear();
+        sortKeys.clear();
+        values.clear();
+        fates = {};
+        error = nullptr;
+    }
     void clear()
     {
         in.clear();
@@ -103,6 +166,22 @@ struct Passthrough
     Record record;
 };
 
+/// A fused round's item that did not reach the stage, emitted in the replay at its place: a
+/// line the source could not read (its `errors`), or a record the watermark node rejected.
+struct SideError
+{
+    std::uint32_t step;
+    Timestamp localW; ///< the chunk's W before it (the replay takes the max with wStart)
+    std::string reason;
+    Record record;
+    bool fromSource = false; ///< the source's error (a line), not the watermark node's
+    std::string raw;
+    std::string where;      ///< set at hand-over (the line number needs the chunks before)
+    std::uint64_t line = 0; ///< in the chunk, 1 = its first
+    bool tooLong = false;
+    std::uint64_t length = 0;
+};
+
 struct Round
 {
     explicit Round(int n)
@@ -114,6 +193,23 @@ struct Round
     std::vector<Passthrough> passthrough;
     std::vector<Mark> marks;
     int pending = 0; ///< instances still running it (WorkerPool's mutex)
+
+    // A fused round (runtime/fused_source.hpp): one chunk of a source, made, stamped and routed
+    // on a worker. Steps are positions, not entries of `steps`: record j of the chunk is step
+    // 2j + 1, the watermark it raised 2j + 2, the chunk's start 0. marks[0] is the start, at
+    // wStart (the watermark before the chunk, set on the loop thread at hand-over); marks[1..]
+    // are the chunk's own rises, W = maxTs - delay - 1 of the chunk alone, so each instance's
+    // watermark before each record is max(wStart, item.w), what the single thread had there.
+    bool fused = false;
+    Timestamp wStart = kMinTime; ///< set at hand-over
+    Timestamp localW = kMinTime; ///< the chunk's own W after its last record
+    Timestamp maxTs = kMinTime;  ///< the chunk's largest event time
+    long long first = 0, count = 0;
+    int wmNode = -1;  ///< the watermark node (its side errors go out of its `errors` port)
+    int srcNode = -1; ///< the source (its side errors go out of its `errors` port)
+    std::vector<SideError> side;
+    std::unique_ptr<RecordBlock> block; ///< the records the instances' items point into
+    Timestamp wEnd() const { return std::max(wStart, localW); }
 };
 
 } // namespace tideline::parallel

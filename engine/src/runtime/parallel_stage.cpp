@@ -1,11 +1,13 @@
 // A keyed node run as N instances (parallel.hpp says how; ARCHITECTURE.md "Parallel execution"
-// says why the outputs stay byte-identical). This file: routing by key group, rounds, the
-// worker's capture of an instance's outputs, and the replay that merges them back into the
-// single-threaded order.
+// says why the outputs stay byte-identical). This file: routing by key group, rounds and the
+// replay that merges them back into the single-threaded order (the capture of an instance's
+// outputs: parallel_capture.hpp; fused rounds: parallel_fused.cpp).
 
+#include "operators/fusable.hpp"
 #include "operators/keys/hash.hpp"
 #include "record/buffer_pool.hpp"
 #include "runtime/parallel.hpp"
+#include "runtime/parallel_capture.hpp"
 #include "runtime/parallel_round.hpp"
 
 #include <algorithm>
@@ -20,18 +22,6 @@ constexpr std::size_t kRoundSteps = 4096;
 /// Rounds in flight before the loop thread waits for the oldest (bounds memory).
 constexpr std::size_t kMaxInFlight = 4;
 
-int compareSortKeys(const SortKey &a, const Value *va, const SortKey &b, const Value *vb, int k)
-{
-    if (a.end != b.end)
-        return a.end < b.end ? -1 : 1;
-    if (a.start != b.start)
-        return a.start < b.start ? -1 : 1;
-    for (int j = 0; j < k; ++j)
-        if (const int c = compareValues(va[j], vb[j]); c != 0)
-            return c;
-    return a.bytes < b.bytes ? -1 : (a.bytes > b.bytes ? 1 : 0);
-}
-
 } // namespace
 
 // The hash mixed once more and its top bits, so that the bits the instances' own tables use for
@@ -42,130 +32,6 @@ int keyGroupOf(std::string_view key)
     return static_cast<int>(h >> 57); // 7 bits: kKeyGroups = 128
 }
 static_assert(kKeyGroups == 128);
-
-/// What instance k emits through, on its worker: everything is appended to the round's
-/// InstanceIO, tagged with the step being run. A window's results on a watermark step also get
-/// their merge key, computed here so that the loop thread's merge only compares.
-class Capture final : public OutputTarget
-{
-public:
-    Capture(const StageConfig &cfg, OutputTarget &runtime)
-        : m_cfg(cfg)
-        , m_runtime(runtime)
-        , m_codec(cfg.keys)
-        , m_rows(static_cast<std::size_t>(cfg.node) + 1)
-    {
-        fateRows = m_rows.data();
-    }
-
-    void begin(InstanceIO &io)
-    {
-        m_io = &io;
-        m_rows[static_cast<std::size_t>(m_cfg.node)] = {};
-    }
-    /// Runs a record of step `step`.
-    void atRecord(std::uint32_t step)
-    {
-        m_step = step;
-        m_watermarkStep = false;
-    }
-    /// Runs a watermark item covering marks[from, to) of the round: a window result belongs
-    /// to the first of them that fires it (W >= end - 1), as it would have fired there;
-    /// anything else to the first.
-    void atMarks(const std::vector<Mark> &marks, std::uint32_t from, std::uint32_t to)
-    {
-        m_marks = &marks;
-        m_mark = from;
-        m_markTo = to;
-        m_step = marks[from].step;
-        m_watermarkStep = true;
-    }
-    /// Runs finish() (a merge step of its own).
-    void atFinish()
-    {
-        m_marks = nullptr;
-        m_step = 0;
-        m_watermarkStep = true;
-    }
-    /// After the instance ran the round: decode merge keys (their bytes no longer move) and
-    /// hand over the fate counts.
-    void end()
-    {
-        InstanceIO &io = *m_io;
-        const std::size_t k = m_cfg.keys.size();
-        io.values.resize(io.sortKeys.size() * k);
-        for (std::size_t i = 0; i < io.sortKeys.size(); ++i) {
-            SortKey &s = io.sortKeys[i];
-            s.values = static_cast<std::uint32_t>(i * k);
-            m_codec.decode(s.bytes, m_decoded);
-            for (std::size_t j = 0; j < k && j < m_decoded.size(); ++j)
-                io.values[i * k + j] = m_decoded[j].value;
-        }
-        io.fates = m_rows[static_cast<std::size_t>(m_cfg.node)];
-        m_io = nullptr;
-    }
-
-    void emit(int, int port, Record &&record) override
-    {
-        OutItem &o = push(OutKind::Data);
-        o.port = port;
-        if (m_cfg.window && m_watermarkStep && port == 0) {
-            SortKey &s = m_io->sortKeys.emplace_back();
-            s.end = record.get("window_end").i;
-            s.start = record.get("window_start").i;
-            m_codec.encode(record, s.bytes);
-            o.aux = static_cast<std::int32_t>(m_io->sortKeys.size() - 1);
-            if (m_marks) {
-                // Results come in order of end: the marks they belong to only move forward.
-                while (m_mark + 1 < m_markTo && (*m_marks)[m_mark].w < satSub(s.end, 1))
-                    ++m_mark;
-                o.step = (*m_marks)[m_mark].step;
-            }
-        }
-        o.record = std::move(record);
-    }
-    void emitWrapped(int,
-                     PortRole role,
-                     std::string_view reason,
-                     Record &&record,
-                     Timestamp watermark,
-                     std::string_view raw,
-                     std::string_view where) override
-    {
-        OutItem &o = push(role == PortRole::Late ? OutKind::Late : OutKind::Error);
-        o.w = watermark;
-        o.aux = static_cast<std::int32_t>(m_io->wrapped.size());
-        m_io->wrapped.push_back({std::string(reason), std::string(raw), std::string(where)});
-        o.record = std::move(record);
-    }
-    // Window and dedup send on exactly the watermark they got: the replay sends each
-    // watermark step's own value, so the instances' copies are not kept.
-    void emitWatermark(int, Timestamp) override {}
-    void emitIdle(int, bool idle) override { push(OutKind::Idle).idle = idle; }
-    // Routes are fixed while the run goes (no partition tasks in a parallel run): reading
-    // them from a worker is safe.
-    bool connected(int node, int port) const override { return m_runtime.connected(node, port); }
-
-private:
-    OutItem &push(OutKind kind)
-    {
-        OutItem &o = m_io->out.emplace_back();
-        o.kind = kind;
-        o.step = m_step;
-        return o;
-    }
-
-    const StageConfig &m_cfg;
-    OutputTarget &m_runtime;
-    keys::GroupKeyCodec m_codec;
-    std::vector<keys::GroupKeyCodec::Decoded> m_decoded;
-    std::vector<observe::FateCounts> m_rows;
-    InstanceIO *m_io = nullptr;
-    const std::vector<Mark> *m_marks = nullptr;
-    std::uint32_t m_mark = 0, m_markTo = 0;
-    std::uint32_t m_step = 0;
-    bool m_watermarkStep = false;
-};
 
 ParallelStage::ParallelStage(StageConfig cfg,
                              std::vector<std::unique_ptr<Operator>> instances,
@@ -182,6 +48,9 @@ ParallelStage::ParallelStage(StageConfig cfg,
 {
     for (std::size_t k = 0; k < m_instances.size(); ++k)
         m_captures.push_back(std::make_unique<Capture>(m_cfg, m_runtime));
+    m_fusedSeen.assign(m_instances.size(), kMinTime);
+    for (auto &op : m_instances)
+        m_preKeyed.push_back(m_cfg.window ? dynamic_cast<fusable::PreKeyed *>(op.get()) : nullptr);
     m_open = std::make_unique<Round>(static_cast<int>(m_instances.size()));
 }
 
@@ -201,7 +70,8 @@ std::uint32_t ParallelStage::nextStep()
 void ParallelStage::processRecord(int input, Record &&record, Output &out)
 {
     if (input > 0) [[unlikely]] {
-        if (m_finished) { // a node finishing after this one: nothing left to order it among
+        if (m_finished
+            || m_inFusedReplay) { // a node finishing after this one: nothing left to order it among
             m_cfg.deliverDeferred(input - 1, std::move(record));
             return;
         }
@@ -250,6 +120,8 @@ void ParallelStage::giveMarks(std::size_t k)
 
 void ParallelStage::processWatermark(Timestamp w, Output &out)
 {
+    if (m_fusedW != kMinTime && w <= m_fusedW)
+        return; // the fused rounds carried it (parallel_fused.cpp)
     // O(1) here: each instance gets the latest watermark before its next record (giveMarks).
     const std::uint32_t step = nextStep();
     m_open->steps.push_back({kWatermarkStep, 0, w});
@@ -288,6 +160,10 @@ void ParallelStage::finish(Output &out)
 
 void ParallelStage::runInstance(int k, Round &round) noexcept
 {
+    if (round.fused) {
+        runFused(k, round);
+        return;
+    }
     auto ku = static_cast<std::size_t>(k);
     InstanceIO &io = round.io[ku];
     Capture &c = *m_captures[ku];
@@ -347,12 +223,16 @@ void ParallelStage::collect(bool all, Output &out)
         std::unique_ptr<Round> done = std::move(m_inFlight.front());
         m_inFlight.pop_front();
         replay(*done, out);
-        m_spare.push_back(std::move(done));
+        (done->fused ? m_fusedSpare : m_spare).push_back(std::move(done));
     }
 }
 
 void ParallelStage::replay(Round &round, Output &out)
 {
+    if (round.fused) {
+        replayFused(round, out);
+        return;
+    }
     for (auto &io : round.io)
         if (io.error)
             std::rethrow_exception(io.error);

@@ -30,6 +30,7 @@
 #include <tideline/observe/tap.hpp>
 
 #include <atomic>
+#include <functional>
 #include <mutex>
 
 namespace tideline {
@@ -172,6 +173,9 @@ private:
     /// Parallelism > 1: replaces each keyed node that can run in parallel by a ParallelStage
     /// of N instances, and logs why any other does not (parallel_plan.cpp).
     [[nodiscard]] Status planParallel();
+    /// After planParallel: each chain source.generator -> watermark -> parallel stage that the
+    /// fused path covers gets a parallel::FusedSource (fused_source.hpp); logs each one.
+    void planFused(const std::function<void(const std::string &)> &note);
     /// Node cfg.node becomes a ParallelStage: its operator is instance 0, N - 1 more are made
     /// (parallel_stages.cpp). The plan is kept so that reopenOperators() makes it again.
     [[nodiscard]] Status makeParallelStage(const parallel::StageConfig &cfg);

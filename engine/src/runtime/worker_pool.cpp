@@ -54,6 +54,17 @@ bool WorkerPool::done(const Round &round)
 void WorkerPool::wait(const Round &round)
 {
     std::unique_lock lock(m_mutex);
+    // Meanwhile the caller (the loop thread) makes sources' chunks rather than idle: with the
+    // fused path (fused_source.hpp) that is most of the work there is.
+    while (round.pending != 0 && !m_chunks.empty()) {
+        sources::ChunkTask *chunk = m_chunks.front();
+        m_chunks.pop_front();
+        lock.unlock();
+        chunk->run();
+        lock.lock();
+        chunk->finished = true;
+        m_done.notify_all();
+    }
     m_done.wait(lock, [&] { return round.pending == 0; });
 }
 
@@ -70,7 +81,7 @@ void WorkerPool::submitChunk(sources::ChunkTask &task)
 void WorkerPool::waitChunk(sources::ChunkTask &task)
 {
     std::unique_lock lock(m_mutex);
-    if (!task.finished) {
+    while (!task.finished) {
         // Not started by any worker: the caller runs it (no waiting on a worker's turn).
         if (auto it = std::find(m_chunks.begin(), m_chunks.end(), &task); it != m_chunks.end()) {
             m_chunks.erase(it);
@@ -80,8 +91,20 @@ void WorkerPool::waitChunk(sources::ChunkTask &task)
             task.finished = true;
             return;
         }
+        if (m_chunks.empty()) {
+            m_done.wait(lock, [&] { return task.finished; });
+            return;
+        }
+        // A worker runs it: the caller makes a later chunk meanwhile instead of idling (only
+        // the loop thread submits chunks, so none comes while it is in here).
+        sources::ChunkTask *other = m_chunks.front();
+        m_chunks.pop_front();
+        lock.unlock();
+        other->run();
+        lock.lock();
+        other->finished = true;
+        m_done.notify_all();
     }
-    m_done.wait(lock, [&] { return task.finished; });
 }
 
 void WorkerPool::cancelChunk(sources::ChunkTask &task)

@@ -50,6 +50,11 @@ void FileChunk::assign(std::uint64_t begin, std::uint64_t end, bool lineStart, b
 
 void FileChunk::run() noexcept
 {
+    // The records of the last run (unless the loop thread moved them out) are parsed into
+    // again: their buffers are reused as they are, with no trip through a buffer pool (a
+    // thread's pool holds 512; a chunk has thousands of records).
+    for (Record &r : records)
+        spare.push_back(std::move(r));
     records.clear();
     errors.clear();
     lines = 0;
@@ -58,6 +63,7 @@ void FileChunk::run() noexcept
     readError.clear();
     try {
         parseRange();
+        endOffset = m_base + m_buf.size();
     } catch (const std::exception &e) {
         readError = e.what();
     } catch (...) {
@@ -195,6 +201,8 @@ void FileChunk::tooLong(std::string_view head, std::uint64_t length)
     e.length = length;
     e.reason = "record_too_large";
     e.raw.assign(head);
+    if (sink)
+        sink->lineError(e);
 }
 
 bool FileChunk::line(std::string_view text, std::size_t pos)
@@ -219,6 +227,11 @@ bool FileChunk::line(std::string_view text, std::size_t pos)
         }
     }
     Record &rec = records.emplace_back();
+    if (!spare.empty()) {
+        rec = std::move(spare.back());
+        spare.pop_back();
+        rec.clear();
+    }
     const bool ok
         = m_cfg.csv ? m_cfg.csv->parse(text, rec, m_error) : m_parser.parse(text, rec, m_error);
     if (!ok) {
@@ -228,6 +241,10 @@ bool FileChunk::line(std::string_view text, std::size_t pos)
         e.line = lines;
         e.reason = m_error;
         e.raw.assign(text);
+        if (sink)
+            sink->lineError(e);
+    } else if (sink) {
+        sink->lineRecord(records.size() - 1);
     }
     return true;
 }

@@ -47,6 +47,19 @@ struct ChunkLineError
     std::string raw;
 };
 
+/// Told of each line as the chunk makes it (the fused path stamps and routes a record while
+/// it is still in cache, runtime/fused_source.cpp). On the chunk's thread, during run().
+class LineSink
+{
+public:
+    /// records[index] was just parsed (the vector may still grow: keep the index).
+    virtual void lineRecord(std::size_t index) = 0;
+    virtual void lineError(const ChunkLineError &e) = 0;
+
+protected:
+    ~LineSink() = default;
+};
+
 class FileChunk final : public ChunkTask
 {
 public:
@@ -66,7 +79,11 @@ public:
     /// that record's first line, which is line `lines + 1` of the chunk.
     bool stop = false;
     std::uint64_t stopOffset = 0;
-    std::string readError; ///< the OS error of a failed read
+    std::string readError;     ///< the OS error of a failed read
+    LineSink *sink = nullptr;  ///< told of each line as it is made (null: none)
+    std::vector<Record> spare; ///< the last run's records, parsed into again
+    /// Where reading ended (the range to the end: the file's end as read).
+    std::uint64_t endOffset = 0;
 
 private:
     void parseRange();

@@ -9,6 +9,7 @@
 // State layout: offset, line, held-back flag [, record], then (since identities) the tag 'I'
 // and the identity. Checkpoints without the tag (older builds) restore without the check.
 
+#include "operators/fusable.hpp"
 #include "operators/operators.hpp"
 #include "operators/params.hpp"
 #include "operators/sources/file_chunks.hpp"
@@ -23,7 +24,9 @@ namespace tideline {
 
 namespace {
 
-class FileSource final : public SourceOperator, public sources::ChunkedSource
+class FileSource final : public SourceOperator,
+                         public sources::ChunkedSource,
+                         public fusable::SplittableFile
 {
 public:
     explicit FileSource(const OperatorContext &ctx)
@@ -76,6 +79,38 @@ public:
         m_chunks = std::make_unique<sources::FileChunkReader>(runner, cfg, m_reader.offset(),
                                                               m_reader.lineNumber());
         return true;
+    }
+
+    bool fuse(sources::FileChunkConfig &cfg, std::uint64_t &offset, std::uint64_t &line) override
+    {
+        if (m_feed || m_capture || m_pacer.active() || m_reader.fd() < 0
+            || !sources::FileChunkReader::splittable(m_reader.fd()))
+            return false;
+        m_chunks.reset(); // (TIDELINE_PARALLEL_SOURCES: nothing was issued before the first poll)
+        cfg.fd = m_reader.fd();
+        cfg.csv = m_csv ? &m_csvReader : nullptr;
+        cfg.maxLine = m_parser.limits().maxBytes;
+        offset = m_reader.offset();
+        line = m_reader.lineNumber();
+        return true;
+    }
+    void resumeAt(std::uint64_t offset, std::uint64_t line) override
+    {
+        if (!m_reader.seek(offset, line))
+            throw std::runtime_error("cannot seek " + m_path + " to byte "
+                                     + std::to_string(offset));
+    }
+    std::string where(std::uint64_t line, bool tooLong, std::uint64_t length) const override
+    {
+        std::string w = m_displayPath + ":" + std::to_string(line);
+        if (tooLong)
+            w += " (" + std::to_string(length) + " bytes, limit "
+                 + std::to_string(m_parser.limits().maxBytes) + ")";
+        return w;
+    }
+    std::string readFailure(const std::string &error) const override
+    {
+        return "reading " + m_path + ": " + error;
     }
 
     Poll poll(Output &out, int maxRecords) override

@@ -17,6 +17,7 @@
 // workers (chunk_runner.hpp) and emitted here in index order: the same records, and the loop
 // thread no longer builds them. A disordered one stays here (its order comes from the heap).
 
+#include "operators/fusable.hpp"
 #include "operators/operators.hpp"
 #include "operators/params.hpp"
 #include "operators/sources/chunk_runner.hpp"
@@ -43,7 +44,9 @@ double unit(std::uint64_t h)
     return static_cast<double>(h >> 11) * 0x1.0p-53;
 }
 
-class GeneratorSource final : public SourceOperator, public sources::ChunkedSource
+class GeneratorSource final : public SourceOperator,
+                              public sources::ChunkedSource,
+                              public fusable::IndexedSource
 {
 public:
     explicit GeneratorSource(const OperatorContext &ctx)
@@ -71,6 +74,29 @@ public:
     }
 
     int partitions() const override { return m_partitions; }
+
+    long long indexedCount() const override
+    {
+        return m_ordered && !m_capture && !m_pacer.active() && m_count > 0 ? m_count : -1;
+    }
+    long long position() const override { return m_next; }
+    void setPosition(long long next) override { m_next = next; }
+    void makeInto(long long i, Record &r) const override
+    {
+        std::uint64_t h = mix(m_seed * 0x100000001b3ULL ^ static_cast<std::uint64_t>(i));
+        r.clear();
+        r.reserve(5, 48);
+        r.append(StaticPath("event_id"), Value::integer(i + 1));
+        r.append(StaticPath("user_id"),
+                 Value::integer(static_cast<std::int64_t>(h % static_cast<std::uint64_t>(m_keys))));
+        r.append(StaticPath("value"),
+                 Value::integer(static_cast<std::int64_t>((h >> 32) % 100) + 1));
+        r.append(StaticPath("event_time"), Value::integer(baseTime(i)));
+        int part = static_cast<int>(static_cast<std::uint64_t>(i)
+                                    % static_cast<std::uint64_t>(m_activePartitions));
+        r.append(StaticPath("partition"), Value::integer(part));
+        r.partition = static_cast<std::uint32_t>(part);
+    }
 
     bool runChunksOn(sources::ChunkRunner &runner) override
     {
@@ -240,19 +266,8 @@ private:
 
     Record make(long long i) const
     {
-        std::uint64_t h = mix(m_seed * 0x100000001b3ULL ^ static_cast<std::uint64_t>(i));
         Record r;
-        r.reserve(5, 48);
-        r.append(StaticPath("event_id"), Value::integer(i + 1));
-        r.append(StaticPath("user_id"),
-                 Value::integer(static_cast<std::int64_t>(h % static_cast<std::uint64_t>(m_keys))));
-        r.append(StaticPath("value"),
-                 Value::integer(static_cast<std::int64_t>((h >> 32) % 100) + 1));
-        r.append(StaticPath("event_time"), Value::integer(baseTime(i)));
-        int part = static_cast<int>(static_cast<std::uint64_t>(i)
-                                    % static_cast<std::uint64_t>(m_activePartitions));
-        r.append(StaticPath("partition"), Value::integer(part));
-        r.partition = static_cast<std::uint32_t>(part);
+        makeInto(i, r);
         return r;
     }
 

@@ -13,6 +13,7 @@
 // record, and a lead over W would reject everything after a legitimate gap in event time (a
 // replay of old data is far behind processing time, so nothing of it is rejected).
 
+#include "operators/fusable.hpp"
 #include "operators/operators.hpp"
 #include "operators/params.hpp"
 #include "operators/time/time_parse.hpp"
@@ -24,7 +25,7 @@ namespace tideline {
 
 namespace {
 
-class WatermarkNode final : public Operator
+class WatermarkNode final : public Operator, public fusable::PrefixWatermark
 {
 public:
     explicit WatermarkNode(const OperatorContext &ctx)
@@ -53,6 +54,42 @@ public:
         for (auto &p : m_parts)
             p.lastActivityMs = now;
     }
+
+    bool prefixMax(Timestamp &delay) const override
+    {
+        delay = m_delay;
+        return m_parts.size() == 1 && m_idleTimeout <= 0 && m_maxLead <= 0 && !m_restored;
+    }
+    // The same tests and messages as processRecord's (without max_lead_ms: prefixMax()).
+    bool eventTime(const Record &rec, Timestamp &t, std::string &why) const override
+    {
+        int idx = rec.indexOf(m_timeField);
+        if (idx < 0) {
+            why = rec.hasObject(m_timeField)
+                      ? "time field `" + m_timeField + "` is an object, not a time"
+                      : "missing time field `" + m_timeField + "`";
+            return false;
+        }
+        const char *reason = "";
+        auto v = eventTimeOf(rec.valueAt(static_cast<std::size_t>(idx)), m_format, reason);
+        if (!v) {
+            why = std::string(reason) + " (`" + m_timeField + "`)";
+            return false;
+        }
+        t = *v;
+        return true;
+    }
+    void advanceTo(Timestamp maxTs, Output &out) override
+    {
+        Partition &p = m_parts[0];
+        p.lastActivityMs = m_lastNow;
+        if (maxTs > p.maxTs) {
+            p.maxTs = maxTs;
+            p.w = satSub(satSub(maxTs, m_delay), 1);
+        }
+        advance(out);
+    }
+    Timestamp emitted() const override { return m_w; }
 
     void processRecord(int, Record &&rec, Output &out) override
     {

@@ -15,6 +15,7 @@
 // and exact for every aggregate; the cost grows with size/slide, which validation bounds.
 
 #include "checkpoint/keyed_state.hpp"
+#include "operators/fusable.hpp"
 #include "operators/keys/expiry_queue.hpp"
 #include "operators/keys/row_table.hpp"
 #include "operators/keys/time_key.hpp"
@@ -50,7 +51,9 @@ struct Pane
     std::int64_t spilled = 0; ///< entries of this pane on disk (settings.state "rocksdb")
 };
 
-class AlignedWindow final : public WindowOperatorBase, public checkpoint::KeyedState
+class AlignedWindow final : public WindowOperatorBase,
+                            public checkpoint::KeyedState,
+                            public fusable::PreKeyed
 {
 public:
     AlignedWindow(const OperatorContext &ctx, WindowConfig cfg)
@@ -61,13 +64,33 @@ public:
     void processRecord(int, Record &&rec, Output &out) override
     {
         const Timestamp t = rec.time;
+        process<false>(std::move(rec), t, {}, out);
+    }
+    void processKeyed(Record &&rec, Timestamp t, std::string_view key, Output &out) override
+    {
+        process<true>(std::move(rec), t, key, out);
+    }
+
+    /// The key into m_keyBuf: given (the fused path encoded it), or encoded here.
+    template<bool Given>
+    void keyOf(const Record &rec, std::string_view key)
+    {
+        if constexpr (Given)
+            m_keyBuf.assign(key);
+        else
+            m_codec.encode(rec, m_keyBuf);
+    }
+
+    template<bool Given>
+    void process(Record &&rec, const Timestamp t, std::string_view key, Output &out)
+    {
         if (m_cfg.type == WindowType::Tumbling) {
             const Timestamp start = tumblingStart(t);
             if (cleanupTime(satAdd(start, m_cfg.size)) <= m_wm) {
                 out.emitLate("window_closed", std::move(rec), m_wm);
                 return;
             }
-            m_codec.encode(rec, m_keyBuf);
+            keyOf<Given>(rec, key);
             Pane &p = pane(start);
             out.account(p.fired ? observe::Fate::LateAccepted : observe::Fate::Windowed);
             addTo(p, hashBytes(m_keyBuf), rec, out);
@@ -88,7 +111,7 @@ public:
             out.emitLate("window_closed", std::move(rec), m_wm);
             return;
         }
-        m_codec.encode(rec, m_keyBuf);
+        keyOf<Given>(rec, key);
         const std::uint64_t hash = hashBytes(m_keyBuf);
         // Late but accepted when its earliest live window (the first to fire) has fired.
         out.account(pane(start).fired ? observe::Fate::LateAccepted : observe::Fate::Windowed);

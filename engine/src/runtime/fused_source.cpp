@@ -1,0 +1,374 @@
+// The fused path's source side (fused_source.hpp): chunks built into fused rounds, handed to
+// the stage in order; and which chains take it (Runtime::planFused).
+
+#include "runtime/fused_source.hpp"
+
+#include "runtime/runtime.hpp"
+
+#include <cstdlib>
+#include <stdexcept>
+#include <string_view>
+#include <sys/stat.h>
+
+namespace tideline::parallel {
+
+BlockHome &BlockHomes::mine()
+{
+    const std::thread::id me = std::this_thread::get_id();
+    std::lock_guard lock(m_mutex);
+    for (auto &[id, home] : m_homes)
+        if (id == me)
+            return *home;
+    return *m_homes.emplace_back(me, std::make_unique<BlockHome>()).second;
+}
+
+FusedChunk::FusedChunk(const FusedConfig &cfg)
+    : m_cfg(cfg)
+    , m_groupKey(cfg.keys)
+    , m_dedupKey(cfg.keys)
+{
+    if (cfg.file)
+        file = std::make_unique<sources::FileChunk>(*cfg.file);
+}
+
+void FusedChunk::route(Round &r, Record &rec, std::uint32_t index, std::uint32_t step)
+{
+    Timestamp t = kMinTime;
+    if (!m_cfg.watermark->eventTime(rec, t, m_why)) {
+        SideError &e = r.side.emplace_back();
+        e.step = step;
+        e.localW = m_localW;
+        e.reason = m_why;
+        e.record = std::move(rec);
+        rec = Record();
+        return;
+    }
+    rec.time = t;
+    if (m_cfg.window)
+        m_groupKey.encode(rec, m_key);
+    else
+        m_dedupKey.encode(rec, m_key);
+    const int k = instanceOfKeyGroup(keyGroupOf(m_key), m_cfg.instances);
+    InstanceIO &io = r.io[static_cast<std::size_t>(k)];
+    if (io.used == io.in.size())
+        io.in.emplace_back();
+    InItem &item = io.in[io.used++];
+    item.ptr = &rec;
+    item.index = index;
+    item.time = t;
+    item.key.assign(m_key);
+    item.step = step;
+    item.w = m_localW;
+    item.watermark = false;
+    item.markFrom = io.marksEnd;
+    item.markTo = static_cast<std::uint32_t>(r.marks.size());
+    io.marksEnd = item.markTo;
+    if (t > m_maxTs) {
+        m_maxTs = t;
+        const Timestamp w = satSub(satSub(t, m_cfg.delay), 1);
+        if (w > m_localW) {
+            m_localW = w;
+            r.marks.push_back({step + 1, w});
+        }
+    }
+}
+
+void FusedChunk::lineRecord(std::size_t index)
+{
+    const std::uint32_t step = 2 * m_next++ + 1;
+    route(*round, file->records[index], static_cast<std::uint32_t>(index), step);
+}
+
+void FusedChunk::lineError(const sources::ChunkLineError &e)
+{
+    SideError &s = round->side.emplace_back();
+    s.step = 2 * m_next++ + 1;
+    s.localW = m_localW;
+    s.reason = e.reason;
+    s.fromSource = true;
+    s.raw = e.raw;
+    s.line = e.line;
+    s.tooLong = e.tooLong;
+    s.length = e.length;
+}
+
+void FusedChunk::run() noexcept
+{
+    Round &r = *round;
+    r.fused = true;
+    r.marks.clear();
+    r.marks.push_back({0, kMinTime}); // the chunk's start: wStart, set at hand-over
+    r.side.clear();
+    for (InstanceIO &io : r.io) {
+        io.used = 0;
+        io.marksEnd = 1;
+    }
+    m_maxTs = m_localW = kMinTime;
+    m_next = 0;
+    error = nullptr;
+    try {
+        if (!r.block)
+            r.block = m_cfg.homes->mine().take();
+        std::vector<Record> &records = r.block->records;
+        if (!file) {
+            if (records.size() < static_cast<std::size_t>(r.count))
+                records.resize(static_cast<std::size_t>(r.count));
+            for (long long j = 0; j < r.count; ++j) {
+                Record &rec = records[static_cast<std::size_t>(j)];
+                m_cfg.source->makeInto(r.first + j, rec);
+                route(r, rec, static_cast<std::uint32_t>(j), static_cast<std::uint32_t>(2 * j + 1));
+            }
+        } else {
+            // Parsed into the block's records (their buffers this thread's), each stamped and
+            // routed as it is parsed (LineSink), errors in their place among them.
+            std::swap(file->records, records);
+            std::swap(file->spare, r.block->spare);
+            file->sink = this;
+            file->run();
+            file->sink = nullptr;
+            std::swap(file->records, records);
+            std::swap(file->spare, r.block->spare);
+            r.count = m_next;
+            // The vector has stopped growing: the items may point into it now.
+            for (InstanceIO &io : r.io)
+                for (std::size_t i = 0; i < io.used; ++i)
+                    io.in[i].ptr = &records[io.in[i].index];
+        }
+    } catch (...) {
+        error = std::current_exception();
+    }
+    r.maxTs = m_maxTs;
+    r.localW = m_localW;
+}
+
+FusedSource::FusedSource(std::unique_ptr<Operator> inner,
+                         const sources::FileChunkConfig *file,
+                         std::uint64_t offset,
+                         std::uint64_t line,
+                         int sourceNode,
+                         fusable::PrefixWatermark &watermark,
+                         int watermarkNode,
+                         ParallelStage &stage,
+                         int stageNode,
+                         sources::ChunkRunner &runner,
+                         OutputTarget &runtime,
+                         Counted counted)
+    : m_inner(std::move(inner))
+    , m_srcNode(sourceNode)
+    , m_watermark(watermark)
+    , m_watermarkNode(watermarkNode)
+    , m_stage(stage)
+    , m_stageNode(stageNode)
+    , m_runtime(runtime)
+    , m_counted(std::move(counted))
+{
+    if (file) {
+        m_file = dynamic_cast<fusable::SplittableFile *>(m_inner.get());
+        m_fileCfg = *file;
+        m_cfg.file = &m_fileCfg;
+        m_start = m_next = offset;
+        m_baseLine = line;
+        m_fileStart = line == 0;
+        struct stat st
+        {
+        };
+        if (::fstat(m_fileCfg.fd, &st) == 0 && st.st_size > 0)
+            m_size = static_cast<std::uint64_t>(st.st_size);
+    } else {
+        m_indexed = dynamic_cast<fusable::IndexedSource *>(m_inner.get());
+        m_cfg.source = m_indexed;
+        m_count = m_indexed->indexedCount();
+    }
+    m_cfg.homes = &m_homes;
+    m_cfg.watermark = &m_watermark;
+    (void)m_watermark.prefixMax(m_cfg.delay);
+    m_cfg.window = stage.config().window;
+    m_cfg.keys = stage.config().keys;
+    m_cfg.instances = stage.instanceCount();
+    m_queue = std::make_unique<sources::ChunkQueue<FusedChunk>>(runner);
+}
+
+FusedSource::~FusedSource() = default;
+
+int FusedSource::partitions() const
+{
+    return static_cast<const SourceOperator &>(*m_inner).partitions();
+}
+
+void FusedSource::snapshotState(StateWriter &w) const
+{
+    if (m_file && !m_sequential)
+        throw std::runtime_error("a savepoint cannot be taken while the file is read in chunks "
+                                 "by the fused path (run with TIDELINE_FUSED=0)");
+    m_inner->snapshotState(w);
+}
+
+void FusedSource::restoreState(StateReader &r)
+{
+    m_queue->drain();
+    m_inner->restoreState(r);
+    m_issued = -1;
+    m_sequential = m_file != nullptr; // a file restored reads on by itself
+}
+
+std::unique_ptr<FusedChunk> FusedSource::makeChunk()
+{
+    std::unique_ptr<FusedChunk> c = m_queue->take();
+    if (!c)
+        c = std::make_unique<FusedChunk>(m_cfg);
+    if (!c->round)
+        c->round = m_stage.takeFusedRound();
+    return c;
+}
+
+void FusedSource::topUp()
+{
+    if (m_file) {
+        while (!m_issuedAll && !m_queue->full()) {
+            std::unique_ptr<FusedChunk> c = makeChunk();
+            const std::uint64_t begin = m_next;
+            // The last range reads to the end, whatever the file has grown to meanwhile.
+            c->last = m_size <= begin || m_size - begin <= kChunkBytes;
+            const std::uint64_t end = c->last ? sources::FileChunk::kToEnd : begin + kChunkBytes;
+            c->file->assign(begin, end, begin == m_start, begin == m_start && m_fileStart);
+            m_issuedAll = c->last;
+            m_next = end;
+            m_queue->submit(std::move(c));
+        }
+        return;
+    }
+    if (m_issued < 0)
+        m_issued = m_indexed->position();
+    while (!m_queue->full() && m_issued < m_count) {
+        std::unique_ptr<FusedChunk> c = makeChunk();
+        c->round->first = m_issued;
+        c->round->count = std::min(kChunkEvents, m_count - m_issued);
+        m_issued += c->round->count;
+        m_queue->submit(std::move(c));
+    }
+}
+
+bool FusedSource::handFile(FusedChunk &c, Round &r)
+{
+    for (SideError &e : r.side)
+        if (e.fromSource)
+            e.where = m_file->where(m_baseLine + e.line, e.tooLong, e.length);
+    m_baseLine += c.file->lines;
+    if (!c.file->readError.empty())
+        throw std::runtime_error(m_file->readFailure(c.file->readError));
+    if (c.file->stop) {
+        // A CSV record spans lines from here: the source reads on by itself, the ranges
+        // after this one are dropped.
+        m_file->resumeAt(c.file->stopOffset, m_baseLine);
+        return true;
+    }
+    if (c.last)
+        m_file->resumeAt(c.file->endOffset, m_baseLine); // anything appended since, then End
+    return c.last;
+}
+
+SourceOperator::Poll FusedSource::poll(Output &out, int maxRecords)
+{
+    // A file reads on by itself after the fused ranges; a generator has handed over every event
+    // (its own poll would not know: with TIDELINE_PARALLEL_SOURCES it counts chunks apart).
+    if (m_sequential)
+        return m_file ? static_cast<SourceOperator &>(*m_inner).poll(out, maxRecords)
+                      : Poll::Finished;
+    topUp();
+    FusedChunk *c = m_queue->front(); // runs it here when no worker has started it
+    if (!c) {
+        m_sequential = true;
+        return poll(out, maxRecords);
+    }
+    if (c->error)
+        std::rethrow_exception(c->error);
+    std::unique_ptr<Round> r = std::move(c->round);
+    const bool sequential = m_file && handFile(*c, *r);
+    m_queue->pop();
+    if (sequential) {
+        m_queue->drain();
+        m_sequential = true;
+    }
+    // The tiny serial step: the watermark before this chunk is the one after the chunks before.
+    r->wStart = m_watermark.emitted();
+    r->marks[0].w = r->wStart;
+    r->wmNode = m_watermarkNode;
+    r->srcNode = m_srcNode;
+    long long made = r->count, passed = r->count; // records out of the source, of the watermark
+    for (const SideError &e : r->side) {
+        passed -= 1;
+        made -= e.fromSource ? 1 : 0;
+    }
+    const Timestamp maxTs = r->maxTs;
+    m_counted(made, passed, maxTs);
+    if (m_indexed)
+        m_indexed->setPosition(r->first + r->count);
+    Output stageOut(m_runtime, m_stageNode);
+    m_stage.submitFused(std::move(r), stageOut);
+    if (maxTs != kMinTime) {
+        Output wmOut(m_runtime, m_watermarkNode);
+        m_watermark.advanceTo(maxTs, wmOut); // the stage ignores it: the round carried it
+    }
+    if (!m_sequential)
+        topUp();
+    return Poll::Produced;
+}
+
+} // namespace tideline::parallel
+
+namespace tideline {
+
+void Runtime::planFused(const std::function<void(const std::string &)> &note)
+{
+    if (const char *off = std::getenv("TIDELINE_FUSED"); off && std::string_view(off) == "0")
+        return;
+    if (m_spec.settings.contains("checkpoint") || m_options.feed || m_options.capture)
+        return; // the rounds' path (parallel_stage.cpp), which checkpoints its stages
+    for (int v : m_order) {
+        Node &stageNode = m_nodes[static_cast<std::size_t>(v)];
+        auto *stage = dynamic_cast<parallel::ParallelStage *>(stageNode.op.get());
+        if (!stage || stageNode.inbound.size() != 1)
+            continue;
+        const int m = stageNode.inbound[0].fromNode;
+        Node &wmNode = m_nodes[static_cast<std::size_t>(m)];
+        auto *wm = dynamic_cast<fusable::PrefixWatermark *>(wmNode.op.get());
+        Timestamp delay = 0;
+        if (!wm || !wm->prefixMax(delay) || wmNode.inbound.size() != 1 || wmNode.tap
+            || wmNode.outputs.empty() || wmNode.outputs[0].targets.size() != 1
+            || wmNode.outputs[0].targets[0].node != v || !wmNode.outputs[0].watermarkOnly.empty())
+            continue;
+        const int s = wmNode.inbound[0].fromNode;
+        Node &srcNode = m_nodes[static_cast<std::size_t>(s)];
+        auto *indexed = dynamic_cast<fusable::IndexedSource *>(srcNode.op.get());
+        auto *file = dynamic_cast<fusable::SplittableFile *>(srcNode.op.get());
+        if (!srcNode.source || srcNode.task.isTemplate || srcNode.tap || (!indexed && !file)
+            || srcNode.outputs.empty() || srcNode.outputs[0].targets.size() != 1
+            || srcNode.outputs[0].targets[0].node != m)
+            continue;
+        sources::FileChunkConfig fileCfg;
+        std::uint64_t offset = 0, line = 0;
+        const bool byIndex = indexed && indexed->indexedCount() > 0;
+        if (!byIndex && !(file && file->fuse(fileCfg, offset, line)))
+            continue;
+        auto counted = [this, s, m, v](long long made, long long passed, Timestamp maxTs) {
+            m_nodes[static_cast<std::size_t>(s)].metrics.recordsOut += made;
+            m_recordsRead += made;
+            for (int u : {m, v}) {
+                auto &mm = m_nodes[static_cast<std::size_t>(u)].metrics;
+                mm.recordsIn += u == m ? made : passed;
+                if (u == m)
+                    mm.recordsOut += passed;
+                if (maxTs != kMinTime && (!mm.maxEventTime || maxTs > *mm.maxEventTime))
+                    mm.maxEventTime = maxTs;
+            }
+        };
+        srcNode.op = std::make_unique<parallel::FusedSource>(
+            std::move(srcNode.op), byIndex ? nullptr : &fileCfg, offset, line, s, *wm, m, *stage, v,
+            *m_pool, *this, std::move(counted));
+        srcNode.source = static_cast<SourceOperator *>(srcNode.op.get());
+        note("`" + srcNode.id + "` -> `" + wmNode.id + "` -> `" + stageNode.id
+             + "` fused: records made, stamped and routed on the workers, one crossing each");
+    }
+}
+
+} // namespace tideline
