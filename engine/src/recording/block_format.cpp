@@ -124,29 +124,7 @@ void appendHeader(std::string &out,
 /// A C row: partition offset timestamp key headers value, escaped as in /1.
 void appendRow(std::string &out, const Entry &e)
 {
-    appendOptional(out, e.partition);
-    out += '\t';
-    appendOptional(out, e.offset);
-    out += '\t';
-    appendOptional(out, e.timestamp);
-    out += '\t';
-    if (e.key)
-        escape(out, *e.key);
-    else
-        out += kAbsent;
-    out += '\t';
-    if (e.headers.empty()) {
-        out += kAbsent;
-    } else {
-        for (std::size_t i = 0; i < e.headers.size(); ++i) {
-            if (i)
-                out += "\\;";
-            escape(out, e.headers[i].first);
-            out += "\\=";
-            escape(out, e.headers[i].second);
-        }
-    }
-    out += '\t';
+    appendKafkaColumns(out, e);
     if (e.valueAbsent)
         out += kAbsent;
     else

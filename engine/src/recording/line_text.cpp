@@ -142,4 +142,44 @@ bool parseHeaders(std::string_view s, std::vector<std::pair<std::string, std::st
     return !out.empty();
 }
 
+namespace {
+template<typename Int>
+void appendOptional(std::string &out, const std::optional<Int> &v)
+{
+    if (v)
+        out += std::to_string(*v);
+    else
+        out += kAbsent;
+}
+} // namespace
+
+void appendKafkaColumns(std::string &out, const Entry &e)
+{
+    appendOptional(out, e.partition);
+    out += '\t';
+    appendOptional(out, e.offset);
+    out += '\t';
+    appendOptional(out, e.timestamp);
+    out += '\t';
+    if (e.key)
+        escape(out, *e.key);
+    else
+        out += kAbsent;
+    out += '\t';
+    if (e.headers.empty()) {
+        out += kAbsent;
+    } else {
+        // escape() never writes a backslash before '=' or ';', so these separators cannot be
+        // confused with any byte of a name or a value.
+        for (std::size_t i = 0; i < e.headers.size(); ++i) {
+            if (i)
+                out += "\\;";
+            escape(out, e.headers[i].first);
+            out += "\\=";
+            escape(out, e.headers[i].second);
+        }
+    }
+    out += '\t';
+}
+
 } // namespace tideline::recording::line

@@ -32,6 +32,10 @@ constexpr int hexDigit(char c)
 
 /// Appends `s` escaped: \\ \t \n \r, and \xHH for control bytes and bytes that are not UTF-8.
 void escape(std::string &out, std::string_view s);
+/// Appends a record's partition, offset, timestamp, key and headers columns, each followed by
+/// a tab (`\N` when absent; headers as name\=value pairs joined by \;): the columns /1's
+/// lines and /2's C rows share between the source (or nothing) and the value.
+void appendKafkaColumns(std::string &out, const Entry &e);
 /// The reverse of escape(); false on a bad escape.
 [[nodiscard]] bool unescape(std::string_view s, std::string &out);
 /// Splits the headers column at the unescaped separators `\;` (between pairs) and `\=`

@@ -9,19 +9,6 @@ namespace tideline::recording {
 
 using namespace line;
 
-namespace {
-
-template<typename Int>
-void appendOptional(std::string &out, const std::optional<Int> &v)
-{
-    if (v)
-        out += std::to_string(*v);
-    else
-        out += kAbsent;
-}
-
-} // namespace
-
 void appendLine(std::string &out, const Entry &e, std::string_view sourceId)
 {
     std::string rest;
@@ -30,31 +17,7 @@ void appendLine(std::string &out, const Entry &e, std::string_view sourceId)
     rest += '\t';
     escape(rest, sourceId);
     rest += '\t';
-    appendOptional(rest, e.partition);
-    rest += '\t';
-    appendOptional(rest, e.offset);
-    rest += '\t';
-    appendOptional(rest, e.timestamp);
-    rest += '\t';
-    if (e.key)
-        escape(rest, *e.key);
-    else
-        rest += kAbsent;
-    rest += '\t';
-    if (e.headers.empty()) {
-        rest += kAbsent;
-    } else {
-        // name\=value pairs joined by \; : escape() never writes a backslash before '=' or
-        // ';', so these separators cannot be confused with any byte of a name or a value.
-        for (std::size_t i = 0; i < e.headers.size(); ++i) {
-            if (i)
-                rest += "\\;";
-            escape(rest, e.headers[i].first);
-            rest += "\\=";
-            escape(rest, e.headers[i].second);
-        }
-    }
-    rest += '\t';
+    appendKafkaColumns(rest, e);
     if (e.end)
         rest += kEnd;
     else if (e.valueAbsent)

@@ -102,27 +102,7 @@ void ParallelStage::replayFused(Round &round, Output &out)
     Output wmOut(m_runtime, round.wmNode);
     Output srcOut(m_runtime, round.srcNode);
     auto emitItem = [&](InstanceIO &io, OutItem &o) {
-        switch (o.kind) {
-        case OutKind::Data:
-            out.emit(o.port, std::move(o.record));
-            break;
-        case OutKind::Late: {
-            const Wrapped &w = io.wrapped[static_cast<std::size_t>(o.aux)];
-            out.emitLate(w.reason, std::move(o.record), o.w);
-            break;
-        }
-        case OutKind::Error: {
-            const Wrapped &w = io.wrapped[static_cast<std::size_t>(o.aux)];
-            out.emitError(w.reason, std::move(o.record), o.w, w.raw, w.where);
-            break;
-        }
-        case OutKind::Watermark:
-            out.emitWatermark(o.w);
-            break;
-        case OutKind::Idle:
-            out.emitIdle(o.idle);
-            break;
-        }
+        replayItem(out, io, o);
     };
     m_inFusedReplay = true; // a side error's record reaching a deferred sink: in order now
     for (;;) {

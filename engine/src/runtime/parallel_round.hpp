@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tideline::parallel {
@@ -132,14 +133,38 @@ struct InstanceIO
     void clear()
     {
         in.clear();
-        out.clear();
-        wrapped.clear();
-        sortKeys.clear();
-        values.clear();
-        fates = {};
-        error = nullptr;
+        clearOutputs();
     }
 };
+
+/// Hands one instance output to the stage's Output on the loop thread (the replay of a round,
+/// fused or not): data to its port, late and error records with their wrapper, watermarks and
+/// idleness as they were recorded.
+template<class StageOutput>
+void replayItem(StageOutput &out, InstanceIO &io, OutItem &o)
+{
+    switch (o.kind) {
+    case OutKind::Data:
+        out.emit(o.port, std::move(o.record));
+        break;
+    case OutKind::Late: {
+        const Wrapped &w = io.wrapped[static_cast<std::size_t>(o.aux)];
+        out.emitLate(w.reason, std::move(o.record), o.w);
+        break;
+    }
+    case OutKind::Error: {
+        const Wrapped &w = io.wrapped[static_cast<std::size_t>(o.aux)];
+        out.emitError(w.reason, std::move(o.record), o.w, w.raw, w.where);
+        break;
+    }
+    case OutKind::Watermark:
+        out.emitWatermark(o.w);
+        break;
+    case OutKind::Idle:
+        out.emitIdle(o.idle);
+        break;
+    }
+}
 
 inline constexpr int kWatermarkStep = -1; ///< a watermark advance, for every instance
 inline constexpr int kPassStep = -2;      ///< a record passed through to a sink

@@ -240,27 +240,7 @@ void ParallelStage::replay(Round &round, Output &out)
     const int nk = static_cast<int>(m_cfg.keys.size());
     std::vector<std::size_t> cur(n, 0), end(n, 0);
     auto emitItem = [&](InstanceIO &io, OutItem &o) {
-        switch (o.kind) {
-        case OutKind::Data:
-            out.emit(o.port, std::move(o.record));
-            break;
-        case OutKind::Late: {
-            const Wrapped &w = io.wrapped[static_cast<std::size_t>(o.aux)];
-            out.emitLate(w.reason, std::move(o.record), o.w);
-            break;
-        }
-        case OutKind::Error: {
-            const Wrapped &w = io.wrapped[static_cast<std::size_t>(o.aux)];
-            out.emitError(w.reason, std::move(o.record), o.w, w.raw, w.where);
-            break;
-        }
-        case OutKind::Watermark:
-            out.emitWatermark(o.w);
-            break;
-        case OutKind::Idle:
-            out.emitIdle(o.idle);
-            break;
-        }
+        replayItem(out, io, o);
     };
     for (std::uint32_t s = 0; s < round.steps.size(); ++s) {
         const int target = round.steps[s].instance;
