@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <climits>
+#include <cmath>
 #include <string>
 
 namespace tideline {
@@ -208,7 +209,9 @@ struct ParamChecker
     {
         auto num = [](double y) {
             Json j = y;
-            if (y == static_cast<double>(static_cast<long long>(y)))
+            // Whole numbers print without ".0"; the cast is only defined within long long's
+            // range (a fuzzed -9.2e19 found it).
+            if (std::abs(y) < 9.2e18 && y == std::trunc(y))
                 j = static_cast<long long>(y);
             return j.dump();
         };
@@ -324,9 +327,9 @@ void checkSettings(const Json &settings, std::vector<Diagnostic> &out)
     };
     {
         const Json &s = settings;
-        static const std::vector<std::string> keys{
-            "checkpoint", "delivery",      "state", "state_memory_mb", "parallelism",
-            "semantics",  "kafka_streams", "spark"};
+        static const std::vector<std::string> keys{"checkpoint",      "delivery",    "state",
+                                                   "state_memory_mb", "parallelism", "semantics",
+                                                   "kafka_streams",   "spark"};
         for (auto it = s.begin(); it != s.end(); ++it) {
             if (std::find(keys.begin(), keys.end(), it.key()) == keys.end()) {
                 auto guess = closestMatch(it.key(), keys);
