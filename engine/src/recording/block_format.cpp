@@ -35,15 +35,6 @@ std::size_t digits(std::int64_t v)
     return static_cast<std::size_t>(std::to_chars(buf, buf + sizeof buf, v).ptr - buf);
 }
 
-template<typename Int>
-void appendOptional(std::string &out, const std::optional<Int> &v)
-{
-    if (v)
-        out += std::to_string(*v);
-    else
-        out += kAbsent;
-}
-
 void appendHex(std::string &out, std::uint32_t v)
 {
     static constexpr char kDigits[] = "0123456789abcdef";

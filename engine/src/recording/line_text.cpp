@@ -142,17 +142,6 @@ bool parseHeaders(std::string_view s, std::vector<std::pair<std::string, std::st
     return !out.empty();
 }
 
-namespace {
-template<typename Int>
-void appendOptional(std::string &out, const std::optional<Int> &v)
-{
-    if (v)
-        out += std::to_string(*v);
-    else
-        out += kAbsent;
-}
-} // namespace
-
 void appendKafkaColumns(std::string &out, const Entry &e)
 {
     appendOptional(out, e.partition);

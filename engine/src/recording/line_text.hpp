@@ -32,6 +32,15 @@ constexpr int hexDigit(char c)
 
 /// Appends `s` escaped: \\ \t \n \r, and \xHH for control bytes and bytes that are not UTF-8.
 void escape(std::string &out, std::string_view s);
+/// Appends an integer column, `\\N` when absent.
+template<typename Int>
+void appendOptional(std::string &out, const std::optional<Int> &v)
+{
+    if (v)
+        out += std::to_string(*v);
+    else
+        out += kAbsent;
+}
 /// Appends a record's partition, offset, timestamp, key and headers columns, each followed by
 /// a tab (`\N` when absent; headers as name\=value pairs joined by \;): the columns /1's
 /// lines and /2's C rows share between the source (or nothing) and the value.

@@ -22,6 +22,52 @@ compareSortKeys(const SortKey &a, const Value *va, const SortKey &b, const Value
     return a.bytes < b.bytes ? -1 : (a.bytes > b.bytes ? 1 : 0);
 }
 
+/// Replays one watermark (or finish) step of a round: every instance's window results merged
+/// in the contract's order (each instance's run is already in it; results without a merge key
+/// keep instance order), then each instance's other items of the step in instance order.
+/// `cur[k]` is instance k's next item and is left past the step.
+template<class StageOutput>
+void replayMergedStep(StageOutput &out,
+                      std::vector<InstanceIO> &io,
+                      std::vector<std::size_t> &cur,
+                      decltype(OutItem::step) step,
+                      int keyCount)
+{
+    const std::size_t n = io.size();
+    auto inStep = [&](std::size_t k) {
+        return cur[k] < io[k].out.size() && io[k].out[cur[k]].step == step;
+    };
+    for (;;) {
+        int best = -1;
+        for (std::size_t k = 0; k < n; ++k) {
+            if (!inStep(k) || io[k].out[cur[k]].kind != OutKind::Data)
+                continue;
+            if (best < 0) {
+                best = static_cast<int>(k);
+                continue;
+            }
+            const auto bk = static_cast<std::size_t>(best);
+            const OutItem &a = io[k].out[cur[k]];
+            const OutItem &b = io[bk].out[cur[bk]];
+            if (a.aux < 0 || b.aux < 0)
+                continue; // unordered results (not a window's): instance order
+            const SortKey &sa = io[k].sortKeys[static_cast<std::size_t>(a.aux)];
+            const SortKey &sb = io[bk].sortKeys[static_cast<std::size_t>(b.aux)];
+            if (compareSortKeys(sa, io[k].values.data() + sa.values, sb,
+                                io[bk].values.data() + sb.values, keyCount)
+                < 0)
+                best = static_cast<int>(k);
+        }
+        if (best < 0)
+            break;
+        const auto b = static_cast<std::size_t>(best);
+        replayItem(out, io[b], io[b].out[cur[b]++]);
+    }
+    for (std::size_t k = 0; k < n; ++k)
+        for (; inStep(k); ++cur[k])
+            replayItem(out, io[k], io[k].out[cur[k]]);
+}
+
 /// What instance k emits through, on its worker: everything is appended to the round's
 /// InstanceIO, tagged with the step being run. A window's results on a watermark step also get
 /// their merge key, computed here so that the loop thread's merge only compares.

@@ -136,38 +136,7 @@ void ParallelStage::replayFused(Round &round, Output &out)
         }
         // A watermark's step: results of every instance merged in the contract's order,
         // then anything else in instance order, then the watermark (as replay() does).
-        for (;;) {
-            int best = -1;
-            for (std::size_t k = 0; k < n; ++k) {
-                InstanceIO &io = round.io[k];
-                if (cur[k] == io.out.size() || io.out[cur[k]].step != s
-                    || io.out[cur[k]].kind != OutKind::Data)
-                    continue;
-                if (best < 0) {
-                    best = static_cast<int>(k);
-                    continue;
-                }
-                InstanceIO &bio = round.io[static_cast<std::size_t>(best)];
-                const OutItem &a = io.out[cur[k]];
-                const OutItem &b = bio.out[cur[static_cast<std::size_t>(best)]];
-                if (a.aux < 0 || b.aux < 0)
-                    continue;
-                const SortKey &sa = io.sortKeys[static_cast<std::size_t>(a.aux)];
-                const SortKey &sb = bio.sortKeys[static_cast<std::size_t>(b.aux)];
-                if (compareSortKeys(sa, io.values.data() + sa.values, sb,
-                                    bio.values.data() + sb.values, nk)
-                    < 0)
-                    best = static_cast<int>(k);
-            }
-            if (best < 0)
-                break;
-            const auto b = static_cast<std::size_t>(best);
-            emitItem(round.io[b], round.io[b].out[cur[b]++]);
-        }
-        for (std::size_t k = 0; k < n; ++k)
-            for (InstanceIO &io = round.io[k]; cur[k] < io.out.size() && io.out[cur[k]].step == s;
-                 ++cur[k])
-                emitItem(io, io.out[cur[k]]);
+        replayMergedStep(out, round.io, cur, s, nk);
         out.emitWatermark(wAt(s));
     }
     m_inFusedReplay = false;

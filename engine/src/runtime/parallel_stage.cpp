@@ -238,7 +238,7 @@ void ParallelStage::replay(Round &round, Output &out)
             std::rethrow_exception(io.error);
     const std::size_t n = round.io.size();
     const int nk = static_cast<int>(m_cfg.keys.size());
-    std::vector<std::size_t> cur(n, 0), end(n, 0);
+    std::vector<std::size_t> cur(n, 0);
     auto emitItem = [&](InstanceIO &io, OutItem &o) {
         replayItem(out, io, o);
     };
@@ -258,43 +258,8 @@ void ParallelStage::replay(Round &round, Output &out)
             continue;
         }
         // A watermark (or finish) step: results of every instance merged in the contract's
-        // order (each instance's run is already in it), then anything else in instance
-        // order, then the watermark.
-        for (std::size_t k = 0; k < n; ++k) {
-            end[k] = cur[k];
-            while (end[k] < round.io[k].out.size() && round.io[k].out[end[k]].step == s)
-                ++end[k];
-        }
-        for (;;) {
-            int best = -1;
-            for (std::size_t k = 0; k < n; ++k) {
-                InstanceIO &io = round.io[k];
-                if (cur[k] == end[k] || io.out[cur[k]].kind != OutKind::Data)
-                    continue;
-                if (best < 0) {
-                    best = static_cast<int>(k);
-                    continue;
-                }
-                InstanceIO &bio = round.io[static_cast<std::size_t>(best)];
-                const OutItem &a = io.out[cur[k]];
-                const OutItem &b = bio.out[cur[static_cast<std::size_t>(best)]];
-                if (a.aux < 0 || b.aux < 0)
-                    continue; // unordered results (not a window's): instance order
-                const SortKey &sa = io.sortKeys[static_cast<std::size_t>(a.aux)];
-                const SortKey &sb = bio.sortKeys[static_cast<std::size_t>(b.aux)];
-                if (compareSortKeys(sa, io.values.data() + sa.values, sb,
-                                    bio.values.data() + sb.values, nk)
-                    < 0)
-                    best = static_cast<int>(k);
-            }
-            if (best < 0)
-                break;
-            const auto b = static_cast<std::size_t>(best);
-            emitItem(round.io[b], round.io[b].out[cur[b]++]);
-        }
-        for (std::size_t k = 0; k < n; ++k)
-            for (InstanceIO &io = round.io[k]; cur[k] < end[k]; ++cur[k])
-                emitItem(io, io.out[cur[k]]);
+        // order, then anything else in instance order, then the watermark.
+        replayMergedStep(out, round.io, cur, s, nk);
         if (target == kWatermarkStep)
             out.emitWatermark(round.steps[s].w);
     }
