@@ -457,8 +457,7 @@ private slots:
 
     // ------------------------------------------------------------------------- validation
 
-    // The join is modelled in both modes now; top still is not, and says which node, and how
-    // to fix it.
+    // The join is modelled in both modes now; top and window_join are not, and say why.
     void joinValidatesInEveryModeTopDoesNot()
     {
         for (const char *mode : {"spark", "kafka-streams"}) {
@@ -467,22 +466,45 @@ private slots:
             QVERIFY2(r.error.empty(), r.error.c_str());
             QCOMPARE(q(r.lines), q({"A+a@6"}));
         }
-        const LoadResult loaded = loadSpec(R"({"format": "tideline/1", "name": "t",
-            "settings": {"semantics": "spark"},
+        // top and window_join: each mode says what the peer itself offers, names the node and
+        // gives the fix.
+        struct Case
+        {
+            const char *mode, *kind, *params, *port, *says;
+        };
+        const Case cases[] = {
+            {"spark", "top", R"({"field": "value", "size_ms": 10})", "in",
+             "no Spark Structured Streaming equivalent"},
+            {"kafka-streams", "top", R"({"field": "value", "size_ms": 10})", "in",
+             "Kafka Streams has no built-in top-N"},
+            {"spark", "window_join", R"({"size_ms": 10, "left_key": ["k"], "right_key": ["k"]})",
+             "left", "emits each pair as soon as both sides have arrived"},
+            {"kafka-streams", "window_join",
+             R"({"size_ms": 10, "left_key": ["k"], "right_key": ["k"]})", "left",
+             "has no Kafka Streams equivalent"},
+        };
+        for (const Case &c : cases) {
+            const std::string text = std::string(R"({"format": "tideline/1", "name": "t",
+            "settings": {"semantics": ")")
+                                     + c.mode + R"("},
             "nodes": [{"id": "src", "kind": "source.generator", "params": {"count": 1}},
                       {"id": "wm", "kind": "watermark", "params": {"time_field": "event_time",
                                                                    "max_out_of_orderness_ms": 0}},
-                      {"id": "best", "kind": "top", "params": {"field": "value",
-                                                               "size_ms": 10}},
+                      {"id": "best", "kind": ")"
+                                     + c.kind + R"(", "params": )" + c.params + R"(},
                       {"id": "out", "kind": "sink.console", "params": {}}],
-            "edges": [{"from": "src.out", "to": "wm.in"}, {"from": "wm.out", "to": "best.in"},
-                      {"from": "best.out", "to": "out.in"}]})");
-        bool said = false;
-        for (const auto &d : loaded.diagnostics)
-            said |= d.isError() && d.nodeId == "best"
-                    && d.message.find("not modelled under semantics \"spark\"") != std::string::npos
-                    && d.message.find("run it with semantics \"flink\"") != std::string::npos;
-        QVERIFY(said);
+            "edges": [{"from": "src.out", "to": "wm.in"}, {"from": "wm.out", "to": "best.)"
+                                     + c.port + R"("},
+                      {"from": "best.out", "to": "out.in"}]})";
+            const LoadResult loaded = loadSpec(text);
+            bool said = false;
+            for (const auto &d : loaded.diagnostics)
+                said |= d.isError() && d.nodeId == "best"
+                        && d.message.find(c.says) != std::string::npos
+                        && d.message.find("run the pipeline with semantics \"flink\"")
+                               != std::string::npos;
+            QVERIFY2(said, (std::string(c.mode) + " " + c.kind).c_str());
+        }
     }
 
     // UnsupportedOperationsSuite "inner join in update mode" (stream-stream: not supported, "is

@@ -219,6 +219,41 @@ void checkSemanticsSettings(const Json &s, std::vector<Diagnostic> &out)
     }
 }
 
+namespace {
+
+/// Why `top` and `window_join` do not run in a peer's mode: what the peer itself offers for
+/// them, so that the message teaches the difference instead of only refusing.
+std::string unmodelledKind(Engine e, const std::string &kind)
+{
+    const std::string fix = "; run the pipeline with semantics \"flink\" (the default) or "
+                            "remove the node";
+    if (kind == "top")
+        return e == Engine::Spark
+                   ? "node kind `top` has no Spark Structured Streaming equivalent: the rows with "
+                     "the largest value per group need a ranking window function (rank, "
+                     "row_number), and Spark supports no non-time-based window function on a "
+                     "streaming Dataset; a `window` with a max aggregate is what Spark can run"
+                         + fix
+                   : "node kind `top` is not modelled under semantics \"kafka-streams\": Kafka "
+                     "Streams has no built-in top-N (an application writes a windowed aggregate "
+                     "that keeps the tied rows itself); a `window` with a max aggregate is the "
+                     "built-in that comes closest"
+                         + fix;
+    return e == Engine::Spark
+               ? "node kind `window_join` is not modelled under semantics \"spark\": Spark's "
+                 "form of it, a stream-stream join on equal time windows, emits each pair as soon "
+                 "as both sides have arrived rather than when the window closes; the interval "
+                 "`join` is modelled in this mode"
+                     + fix
+               : "node kind `window_join` has no Kafka Streams equivalent: a KStream-KStream join "
+                 "pairs records whose times lie within JoinWindows of each other, not records of "
+                 "the same tumbling window; the interval `join` (Kafka Streams' JoinWindows with "
+                 "grace) is modelled in this mode"
+                     + fix;
+}
+
+} // namespace
+
 void checkSemanticsGraph(const PipelineSpec &spec, std::vector<Diagnostic> &out)
 {
     const Engine e = engineOf(spec.settings);
@@ -279,11 +314,7 @@ void checkSemanticsGraph(const PipelineSpec &spec, std::vector<Diagnostic> &out)
                             "\"flink\"",
                             Err);
         } else if (n.kind == "top" || n.kind == "window_join") {
-            nodeProblem(out, spec, i, "",
-                        "node kind `" + n.kind + "` is not modelled under semantics \"" + mode
-                            + "\" yet; run it with semantics \"flink\" (the default) or remove "
-                              "the node",
-                        Err);
+            nodeProblem(out, spec, i, "", unmodelledKind(e, n.kind), Err);
         }
         if (e == Engine::Spark && (n.kind == "window" || n.kind == "dedup" || n.kind == "join")) {
             for (const auto &edge : spec.edges)
