@@ -11,10 +11,12 @@
 
 // clang-format off
 // Engine headers before any Qt header (Qt's `emit` macro would clash with Output::emit).
+#include "operators/window/aggregates.hpp"
 #include "operators/window/key_codec.hpp"
 #include "state/state_backend.hpp"
 
 #include <tideline/engine/job.hpp>
+#include <tideline/engine/record_json.hpp>
 #include <tideline/engine/spec.hpp>
 #include <tideline/engine/state_io.hpp>
 #include <tideline/engine/testing/operator_harness.hpp>
@@ -28,6 +30,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -839,6 +842,53 @@ private slots:
                                 {"aggregates", {{{"op", "count"}}}}});
         const Diagnostic *d = findDiag(ds, "size_ms", "ignored");
         QVERIFY2(d && !d->isError(), qPrintable(diagnosticsText(ds)));
+    }
+
+    // The fused path folds each record's aggregate inputs, read on the parsing thread
+    // (AggInputReader), instead of the record (Aggregates::fold): every op on numbers, text,
+    // booleans, nulls, nested objects, missing and nested fields, and an integer sum that
+    // overflows into a double, gives the states add() gives, and the same ignored counts.
+    void foldOfInputsIsAdd()
+    {
+        std::vector<window::AggSpec> specs;
+        for (const char *field : {"v", "s", "o", "m", "o.x"})
+            for (auto op : {window::AggOp::Count, window::AggOp::Sum, window::AggOp::Min,
+                            window::AggOp::Max, window::AggOp::Avg})
+                specs.push_back({op, field, window::defaultAggName(op, field) + "_"});
+        specs.push_back({window::AggOp::Count, "", "n"});
+        const char *lines[] = {
+            R"({"v": 3, "s": "a", "o": {"x": 1}})",
+            R"({"v": -2.5, "s": null, "o": {"x": "b"}})",
+            R"({"v": null, "s": true, "o": 7})",
+            R"({"v": 9223372036854775807, "s": 1, "o": null})",
+            R"({"v": 9223372036854775807, "s": "2"})",
+            R"({"v": "4", "o": {"x": 2.5, "y": [1]}})",
+            R"({})",
+            R"({"v": 1e308, "m": null})",
+            R"({"v": -7, "o": {"y": 1}})",
+        };
+        window::Aggregates byRecord(specs), byInputs(specs);
+        window::AggInputReader reader(specs);
+        std::vector<window::AggState> a(specs.size()), b(specs.size());
+        std::vector<window::AggInput> in(specs.size());
+        tideline::RecordParser parser;
+        for (const char *line : lines) {
+            tideline::Record r;
+            std::string error;
+            QVERIFY2(parser.parse(line, r, error), error.c_str());
+            const int ignoredA = byRecord.add(r, a.data());
+            reader.readAll(r, in.data());
+            const int ignoredB = byInputs.fold(in.data(), b.data());
+            QCOMPARE(ignoredB, ignoredA);
+            for (std::size_t k = 0; k < specs.size(); ++k) {
+                QVERIFY2(std::memcmp(&a[k], &b[k], sizeof a[k]) == 0,
+                         (specs[k].as + " after " + line).c_str());
+            }
+        }
+        tideline::Record outA, outB;
+        byRecord.writeTo(a.data(), outA);
+        byInputs.writeTo(b.data(), outB);
+        QCOMPARE(tideline::toJson(outB), tideline::toJson(outA));
     }
 
     void validationAggregates()

@@ -10,10 +10,12 @@
 // read only the operator's configuration, never its running state.
 
 #include "operators/sources/file_chunks.hpp"
+#include "operators/window/aggregates.hpp"
 
 #include <tideline/engine/operator.hpp>
 
 #include <string>
+#include <vector>
 
 namespace tideline::fusable {
 
@@ -73,6 +75,40 @@ public:
 
 protected:
     ~PreKeyed() = default;
+};
+
+/// Makes a record again on the thread that needs it (PreAggregated: only when the record
+/// itself must be emitted, a late one): from its line, or from its generator index.
+class RecordMaker
+{
+public:
+    virtual Record make() = 0;
+
+protected:
+    ~RecordMaker() = default;
+};
+
+/// A keyed window whose on-time records need nothing but their time, key and aggregate
+/// inputs: the fused path reads those on the thread that parsed the record and hands the
+/// window only them (a few dozen bytes instead of the record's fields, which on another core
+/// were a cache miss each: docs/benchmarks.md "Lines, not records"). The record is made again,
+/// by `maker`, only when the window emits it (late).
+class PreAggregated
+{
+public:
+    /// The aggregates, for the reader's AggInputReader; empty when this window cannot take
+    /// inputs (a session window, state spilled to disk).
+    virtual const std::vector<window::AggSpec> *preAggregates() const = 0;
+    /// processKeyed with the record's inputs (preAggregates().size() of them) instead of it.
+    virtual void processInputs(Timestamp time,
+                               std::string_view key,
+                               const window::AggInput *inputs,
+                               RecordMaker &maker,
+                               Output &out)
+        = 0;
+
+protected:
+    ~PreAggregated() = default;
 };
 
 /// The watermark node when its watermark is a prefix maximum: W = max(W, maxTs - delay - 1)

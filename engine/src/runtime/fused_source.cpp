@@ -26,9 +26,12 @@ FusedChunk::FusedChunk(const FusedConfig &cfg)
     : m_cfg(cfg)
     , m_groupKey(cfg.keys)
     , m_dedupKey(cfg.keys)
+    , m_inputs(cfg.aggs ? *cfg.aggs : std::vector<window::AggSpec>{})
 {
-    if (cfg.file)
+    if (cfg.file) {
         file = std::make_unique<sources::FileChunk>(*cfg.file);
+        file->scratch = cfg.aggs != nullptr; // one record parsed into again, line by line
+    }
 }
 
 void FusedChunk::route(Round &r, Record &rec, std::uint32_t index, std::uint32_t step)
@@ -54,6 +57,18 @@ void FusedChunk::route(Round &r, Record &rec, std::uint32_t index, std::uint32_t
         io.in.emplace_back();
     InItem &item = io.in[io.used++];
     item.ptr = &rec;
+    if (m_cfg.aggs) {
+        // Only the inputs cross to the instance; the record is made again if it is late.
+        item.ptr = nullptr;
+        item.inputs = static_cast<std::uint32_t>(io.inputs.size());
+        io.inputs.resize(io.inputs.size() + m_inputs.size());
+        m_inputs.readAll(rec, io.inputs.data() + item.inputs);
+        if (file) {
+            item.text = static_cast<std::uint32_t>(r.text.size());
+            item.textSize = static_cast<std::uint32_t>(file->lineText.size());
+            r.text.append(file->lineText);
+        }
+    }
     item.index = index;
     item.time = t;
     item.key.assign(m_key);
@@ -102,7 +117,11 @@ void FusedChunk::run() noexcept
     for (InstanceIO &io : r.io) {
         io.used = 0;
         io.marksEnd = 1;
+        io.inputs.clear();
     }
+    r.text.clear();
+    r.file = m_cfg.aggs ? m_cfg.file : nullptr;
+    r.source = m_cfg.aggs ? m_cfg.source : nullptr;
     m_maxTs = m_localW = kMinTime;
     m_next = 0;
     error = nullptr;
@@ -110,7 +129,13 @@ void FusedChunk::run() noexcept
         if (!r.block)
             r.block = m_cfg.homes->mine().take();
         std::vector<Record> &records = r.block->records;
-        if (!file) {
+        if (!file && m_cfg.aggs) {
+            for (long long j = 0; j < r.count; ++j) { // one record, made into again
+                m_cfg.source->makeInto(r.first + j, m_scratch);
+                route(r, m_scratch, static_cast<std::uint32_t>(j),
+                      static_cast<std::uint32_t>(2 * j + 1));
+            }
+        } else if (!file) {
             if (records.size() < static_cast<std::size_t>(r.count))
                 records.resize(static_cast<std::size_t>(r.count));
             for (long long j = 0; j < r.count; ++j) {
@@ -130,9 +155,10 @@ void FusedChunk::run() noexcept
             std::swap(file->spare, r.block->spare);
             r.count = m_next;
             // The vector has stopped growing: the items may point into it now.
-            for (InstanceIO &io : r.io)
-                for (std::size_t i = 0; i < io.used; ++i)
-                    io.in[i].ptr = &records[io.in[i].index];
+            if (!m_cfg.aggs)
+                for (InstanceIO &io : r.io)
+                    for (std::size_t i = 0; i < io.used; ++i)
+                        io.in[i].ptr = &records[io.in[i].index];
         }
     } catch (...) {
         error = std::current_exception();
@@ -183,6 +209,7 @@ FusedSource::FusedSource(std::unique_ptr<Operator> inner,
     m_cfg.watermark = &m_watermark;
     (void)m_watermark.prefixMax(m_cfg.delay);
     m_cfg.window = stage.config().window;
+    m_cfg.aggs = stage.preAggregates();
     m_cfg.keys = stage.config().keys;
     m_cfg.instances = stage.instanceCount();
     m_queue = std::make_unique<sources::ChunkQueue<FusedChunk>>(runner);

@@ -57,6 +57,9 @@ struct FusedConfig
     const fusable::PrefixWatermark *watermark = nullptr;
     Timestamp delay = 0;
     bool window = true; ///< the stage's key as the window encodes it (else as dedup does)
+    /// The stage's window takes aggregate inputs instead of records (fusable::PreAggregated):
+    /// its aggregates; null: records are handed over.
+    const std::vector<window::AggSpec> *aggs = nullptr;
     std::vector<std::string> keys;
     int instances = 1;
 };
@@ -85,6 +88,8 @@ private:
     keys::KeyEncoder m_dedupKey;
     std::string m_key;
     std::string m_why;
+    window::AggInputReader m_inputs; ///< FusedConfig::aggs's, read on this chunk's thread
+    Record m_scratch;                ///< a generator's record when inputs are handed over
 };
 
 class FusedSource final : public SourceOperator

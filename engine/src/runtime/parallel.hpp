@@ -33,8 +33,10 @@
 #include "operators/keys/group_key_codec.hpp"
 #include "operators/keys/key_encoder.hpp"
 #include "operators/sources/chunk_runner.hpp"
+#include "operators/window/aggregates.hpp"
 
 #include <tideline/engine/operator.hpp>
+#include <tideline/engine/record_json.hpp>
 
 #include <condition_variable>
 #include <cstdint>
@@ -50,7 +52,8 @@
 
 namespace tideline::fusable {
 class PreKeyed;
-}
+class PreAggregated;
+} // namespace tideline::fusable
 
 namespace tideline::parallel {
 
@@ -170,6 +173,9 @@ public:
     /// Hands a built round to the workers (loop thread; its wStart set), after the open one.
     void submitFused(std::unique_ptr<Round> round, Output &out);
     int instanceCount() const { return static_cast<int>(m_instances.size()); }
+    /// The aggregates when every instance takes a record's aggregate inputs instead of the
+    /// record (fusable::PreAggregated), else null.
+    const std::vector<window::AggSpec> *preAggregates() const;
     const StageConfig &config() const { return m_cfg; }
 
 private:
@@ -183,6 +189,10 @@ private:
     std::vector<std::unique_ptr<Round>> m_fusedSpare;
     /// Per instance: it takes a record with its key encoded already (null: processRecord).
     std::vector<fusable::PreKeyed *> m_preKeyed;
+    /// Per instance: it takes aggregate inputs (null: records), and its parser of the lines of
+    /// a late record given as inputs (its worker only).
+    std::vector<fusable::PreAggregated *> m_preAggregated;
+    std::vector<std::unique_ptr<RecordParser>> m_lateParsers;
 
     void submitOpen();
     /// Replays finished rounds from the front; `all`: waits for every round in flight.

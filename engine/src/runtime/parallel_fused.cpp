@@ -13,8 +13,65 @@
 #include "runtime/parallel_round.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace tideline::parallel {
+
+namespace {
+
+/// A record given to its instance as inputs, made again there when the window emits it (late):
+/// from its line with the file's parser, or by the generator from its index, then stamped as
+/// the chunk stamped it. The bytes are those the chunk made it from, so the record is the same.
+class MadeAgain final : public fusable::RecordMaker
+{
+public:
+    MadeAgain(const Round &round, std::unique_ptr<RecordParser> &parser)
+        : m_round(round)
+        , m_parser(parser)
+    {
+    }
+    const InItem *item = nullptr;
+
+    Record make() override
+    {
+        Record r;
+        if (m_round.source) {
+            m_round.source->makeInto(m_round.first + item->index, r);
+        } else {
+            const std::string_view line(m_round.text.data() + item->text, item->textSize);
+            std::string error;
+            bool ok;
+            if (m_round.file->csv) {
+                ok = m_round.file->csv->parse(line, r, error);
+            } else {
+                if (!m_parser)
+                    m_parser = std::make_unique<RecordParser>();
+                ok = m_parser->parse(line, r, error);
+            }
+            if (!ok) // it was parsed once on the chunk's thread
+                throw std::logic_error("a line parsed on a worker does not parse again: " + error);
+        }
+        r.time = item->time;
+        return r;
+    }
+
+private:
+    const Round &m_round;
+    std::unique_ptr<RecordParser> &m_parser;
+};
+
+} // namespace
+
+const std::vector<window::AggSpec> *ParallelStage::preAggregates() const
+{
+    const std::vector<window::AggSpec> *specs = nullptr;
+    for (fusable::PreAggregated *p : m_preAggregated) {
+        if (!p || !p->preAggregates())
+            return nullptr;
+        specs = p->preAggregates();
+    }
+    return specs;
+}
 
 std::unique_ptr<Round> ParallelStage::takeFusedRound()
 {
@@ -46,6 +103,8 @@ void ParallelStage::runFused(int k, Round &round) noexcept
     Operator &op = *m_instances[ku];
     Timestamp &seen = m_fusedSeen[ku];
     fusable::PreKeyed *keyed = m_preKeyed[ku];
+    fusable::PreAggregated *inputs = m_preAggregated[ku];
+    MadeAgain maker(round, m_lateParsers[ku]);
     c.begin(io);
     Output out(c, m_cfg.node);
     try {
@@ -65,7 +124,11 @@ void ParallelStage::runFused(int k, Round &round) noexcept
             c.atRecord(item.step);
             // The record stays in the block unless the operator keeps it (late, dedup's pass):
             // the next chunk built into this round reuses its buffers.
-            if (keyed)
+            if (!item.ptr) { // its aggregate inputs (fusable::PreAggregated)
+                maker.item = &item;
+                inputs->processInputs(item.time, item.key, io.inputs.data() + item.inputs, maker,
+                                      out);
+            } else if (keyed)
                 keyed->processKeyed(std::move(*item.ptr), item.time, item.key, out);
             else
                 op.processRecord(0, std::move(*item.ptr), out);

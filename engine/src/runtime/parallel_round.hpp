@@ -4,6 +4,8 @@
 // emitted, tagged with the step that caused it. Owned by the stage; a worker touches only its
 // instance's InstanceIO, between submit and the round's pending count reaching zero.
 
+#include "operators/window/aggregates.hpp"
+
 #include <tideline/engine/operator.hpp>
 #include <tideline/observe/accounting.hpp>
 
@@ -15,6 +17,13 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+namespace tideline::sources {
+struct FileChunkConfig;
+}
+namespace tideline::fusable {
+class IndexedSource;
+}
 
 namespace tideline::parallel {
 
@@ -34,6 +43,10 @@ struct InItem
     Record *ptr = nullptr;
     Timestamp time = kMinTime; ///< ptr->time
     std::uint32_t index = 0;   ///< of the record in the block (ptr is set once it stops growing)
+    /// A fused round's record given as inputs (ptr null, fusable::PreAggregated): its aggregate
+    /// inputs at InstanceIO::inputs[inputs], its line at Round::text[text, text + textSize) (a
+    /// file's; a generator's is made again from `index`).
+    std::uint32_t inputs = 0, text = 0, textSize = 0;
 };
 
 struct BlockHome;
@@ -111,6 +124,7 @@ struct InstanceIO
     std::vector<Wrapped> wrapped;
     std::vector<SortKey> sortKeys;
     std::vector<Value> values; ///< decoded key values of sortKeys (views into their bytes)
+    std::vector<window::AggInput> inputs; ///< a fused round's records' aggregate inputs
     observe::FateCounts fates{};
     observe::NodeMetrics metrics;
     std::exception_ptr error;
@@ -234,6 +248,11 @@ struct Round
     int srcNode = -1; ///< the source (its side errors go out of its `errors` port)
     std::vector<SideError> side;
     std::unique_ptr<RecordBlock> block; ///< the records the instances' items point into
+    /// Records given as inputs (InItem::inputs): a file's lines, for making a late one again
+    /// with `file`'s parser, or a generator's, made again by `source` from their index.
+    std::string text;
+    const sources::FileChunkConfig *file = nullptr;
+    const fusable::IndexedSource *source = nullptr;
     Timestamp wEnd() const { return std::max(wStart, localW); }
 };
 

@@ -49,8 +49,12 @@ ParallelStage::ParallelStage(StageConfig cfg,
     for (std::size_t k = 0; k < m_instances.size(); ++k)
         m_captures.push_back(std::make_unique<Capture>(m_cfg, m_runtime));
     m_fusedSeen.assign(m_instances.size(), kMinTime);
-    for (auto &op : m_instances)
+    for (auto &op : m_instances) {
         m_preKeyed.push_back(m_cfg.window ? dynamic_cast<fusable::PreKeyed *>(op.get()) : nullptr);
+        m_preAggregated.push_back(m_cfg.window ? dynamic_cast<fusable::PreAggregated *>(op.get())
+                                               : nullptr);
+        m_lateParsers.push_back(nullptr);
+    }
     m_open = std::make_unique<Round>(static_cast<int>(m_instances.size()));
 }
 

@@ -226,12 +226,18 @@ bool FileChunk::line(std::string_view text, std::size_t pos)
             return false;
         }
     }
-    Record &rec = records.emplace_back();
-    if (!spare.empty()) {
-        rec = std::move(spare.back());
-        spare.pop_back();
-        rec.clear();
+    if (scratch && !records.empty()) {
+        records.resize(1);
+        records[0].clear();
+    } else {
+        records.emplace_back();
+        if (!spare.empty()) {
+            records.back() = std::move(spare.back());
+            spare.pop_back();
+            records.back().clear();
+        }
     }
+    Record &rec = records.back();
     const bool ok
         = m_cfg.csv ? m_cfg.csv->parse(text, rec, m_error) : m_parser.parse(text, rec, m_error);
     if (!ok) {
@@ -244,6 +250,7 @@ bool FileChunk::line(std::string_view text, std::size_t pos)
         if (sink)
             sink->lineError(e);
     } else if (sink) {
+        lineText = text;
         sink->lineRecord(records.size() - 1);
     }
     return true;

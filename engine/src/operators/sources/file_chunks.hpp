@@ -79,8 +79,14 @@ public:
     /// that record's first line, which is line `lines + 1` of the chunk.
     bool stop = false;
     std::uint64_t stopOffset = 0;
-    std::string readError;     ///< the OS error of a failed read
-    LineSink *sink = nullptr;  ///< told of each line as it is made (null: none)
+    std::string readError;    ///< the OS error of a failed read
+    LineSink *sink = nullptr; ///< told of each line as it is made (null: none)
+    /// Each line parsed into records[0] again (the sink reads what it needs of it before the
+    /// next line): no record per line is kept, records holds one. With a sink only.
+    bool scratch = false;
+    /// While the sink is told of a record: the line it was parsed from (without a byte order
+    /// mark), in the chunk's buffer.
+    std::string_view lineText;
     std::vector<Record> spare; ///< the last run's records, parsed into again
     /// Where reading ended (the range to the end: the file's end as read).
     std::uint64_t endOffset = 0;

@@ -46,9 +46,45 @@ std::string defaultAggName(AggOp op, const std::string &field)
     return name;
 }
 
+AggInputReader::AggInputReader(const std::vector<AggSpec> &specs)
+    : m_hints(specs.size(), -1)
+{
+    for (const auto &spec : specs)
+        m_fields.push_back(spec.field);
+}
+
+AggInput AggInputReader::read(const Record &r, std::size_t a)
+{
+    AggInput in;
+    const std::string &field = m_fields[a];
+    if (field.empty())
+        return in;
+    const int idx = findField(r, field, m_hints[a]);
+    if (idx < 0) {
+        // Missing is ignored like null, except that a nested object is a value (non-null):
+        // counted by count, not a number for the others.
+        if (r.hasObject(field))
+            in.kind = AggInput::Kind::Other;
+        return in;
+    }
+    const Value v = r.valueAt(static_cast<std::size_t>(idx));
+    if (v.isNull())
+        return in;
+    if (!v.isNumber()) {
+        in.kind = AggInput::Kind::Other;
+    } else if (v.type == ValueType::Int) {
+        in.kind = AggInput::Kind::Int;
+        in.i = v.i;
+    } else {
+        in.kind = AggInput::Kind::Double;
+        in.d = v.d;
+    }
+    return in;
+}
+
 Aggregates::Aggregates(std::vector<AggSpec> specs)
     : m_specs(std::move(specs))
-    , m_hints(m_specs.size(), -1)
+    , m_reader(m_specs)
 {
     m_onlyCount = true;
     for (const auto &s : m_specs) {
@@ -93,6 +129,45 @@ void addSum(AggState &s, const Value &v)
 
 } // namespace
 
+int Aggregates::foldOne(const AggSpec &spec, AggState &s, const AggInput &in)
+{
+    if (spec.field.empty()) {
+        ++s.n;
+        return 0;
+    }
+    if (in.kind == AggInput::Kind::Skip)
+        return 0;
+    if (spec.op == AggOp::Count) {
+        ++s.n;
+        return 0;
+    }
+    if (in.kind == AggInput::Kind::Other)
+        return 1; // not a number: ignored, and counted as an error of the node
+    const Value v = in.kind == AggInput::Kind::Int ? Value::integer(in.i) : Value::number(in.d);
+    switch (spec.op) {
+    case AggOp::Count:
+        break;
+    case AggOp::Sum:
+    case AggOp::Avg:
+        addSum(s, v);
+        break;
+    case AggOp::Min:
+    case AggOp::Max:
+        if (s.n == 0 || better(spec.op, v, s)) {
+            if (v.type == ValueType::Int) {
+                s.i = v.i;
+                s.dbl = 0;
+            } else {
+                s.d = v.d;
+                s.dbl = 1;
+            }
+        }
+        ++s.n;
+        break;
+    }
+    return 0;
+}
+
 int Aggregates::add(const Record &r, AggState *acc)
 {
     if (m_onlyCount) {
@@ -101,59 +176,22 @@ int Aggregates::add(const Record &r, AggState *acc)
         return 0;
     }
     int ignored = 0;
-    for (std::size_t a = 0; a < m_specs.size(); ++a) {
-        const AggSpec &spec = m_specs[a];
-        AggState &s = acc[a];
-        if (spec.field.empty()) {
-            ++s.n;
-            continue;
-        }
-        const int idx = findField(r, spec.field, m_hints[a]);
-        if (idx < 0) {
-            // Missing is ignored like null, except that a nested object is a value (non-null)
-            // for count and not a number for the others.
-            if (r.hasObject(spec.field)) {
-                if (spec.op == AggOp::Count)
-                    ++s.n;
-                else
-                    ++ignored;
-            }
-            continue;
-        }
-        const Value v = r.valueAt(static_cast<std::size_t>(idx));
-        if (v.isNull())
-            continue;
-        if (spec.op == AggOp::Count) {
-            ++s.n;
-            continue;
-        }
-        if (!v.isNumber()) {
-            ++ignored;
-            continue;
-        }
-        switch (spec.op) {
-        case AggOp::Count:
-            break;
-        case AggOp::Sum:
-        case AggOp::Avg:
-            addSum(s, v);
-            break;
-        case AggOp::Min:
-        case AggOp::Max:
-            if (s.n == 0 || better(spec.op, v, s)) {
-                if (v.type == ValueType::Int) {
-                    s.i = v.i;
-                    s.dbl = 0;
-                } else {
-                    s.d = v.d;
-                    s.dbl = 1;
-                }
-            }
-            ++s.n;
-            break;
-        }
+    for (std::size_t a = 0; a < m_specs.size(); ++a)
+        ignored |= foldOne(m_specs[a], acc[a], m_reader.read(r, a));
+    return ignored;
+}
+
+int Aggregates::fold(const AggInput *in, AggState *acc) const
+{
+    if (m_onlyCount) {
+        for (std::size_t a = 0; a < m_specs.size(); ++a)
+            ++acc[a].n;
+        return 0;
     }
-    return ignored > 0 ? 1 : 0;
+    int ignored = 0;
+    for (std::size_t a = 0; a < m_specs.size(); ++a)
+        ignored |= foldOne(m_specs[a], acc[a], in[a]);
+    return ignored;
 }
 
 void Aggregates::merge(AggState *acc, const AggState *other) const

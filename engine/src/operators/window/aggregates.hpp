@@ -44,6 +44,43 @@ struct AggState
     std::uint64_t dbl = 0;
 };
 
+/// What one aggregate takes from a record, read on the thread that parsed it (the fused
+/// parallel path, runtime/fused_source.hpp): the value of its field reduced to what folding it
+/// needs, so that only these bytes cross to the window's thread, not the record.
+struct AggInput
+{
+    enum class Kind : std::uint8_t {
+        Skip,   ///< missing or null: ignored
+        Other,  ///< present but not a number (a string, a bool, a nested object)
+        Int,    ///< the integer `i`
+        Double, ///< the double `d`
+    };
+    Kind kind = Kind::Skip;
+    std::int64_t i = 0;
+    double d = 0;
+};
+
+/// Reads the inputs of a list of aggregates from records (its own field lookup hints, so
+/// each thread that reads records has one).
+class AggInputReader
+{
+public:
+    explicit AggInputReader(const std::vector<AggSpec> &specs);
+    /// The input of aggregate `a` (an aggregate without a field: Skip, it counts records).
+    AggInput read(const Record &r, std::size_t a);
+    /// Every aggregate's input, into out[0, size()).
+    void readAll(const Record &r, AggInput *out)
+    {
+        for (std::size_t a = 0; a < m_fields.size(); ++a)
+            out[a] = read(r, a);
+    }
+    std::size_t size() const { return m_fields.size(); }
+
+private:
+    std::vector<std::string> m_fields;
+    std::vector<int> m_hints;
+};
+
 class Aggregates
 {
 public:
@@ -56,6 +93,8 @@ public:
     /// was ignored because it was not a number (for sum/min/max/avg), else 0: the node counts
     /// such records as errors.
     int add(const Record &r, AggState *acc);
+    /// add() of a record whose inputs were read by an AggInputReader of the same specs.
+    int fold(const AggInput *in, AggState *acc) const;
     /// acc += other (both size() states), for merging sessions.
     void merge(AggState *acc, const AggState *other) const;
     /// Writes every aggregate under its `as` name.
@@ -75,8 +114,10 @@ public:
     void loadCompact(StateReader &r, AggState *acc) const;
 
 private:
+    /// One aggregate's fold of one input (add() and fold() both come here).
+    static int foldOne(const AggSpec &spec, AggState &s, const AggInput &in);
     std::vector<AggSpec> m_specs;
-    std::vector<int> m_hints;
+    AggInputReader m_reader;
     bool m_onlyCount = false; ///< every aggregate is count without a field: no lookups at all
     std::vector<StaticPath> m_names; ///< interned `as` names
     std::vector<char> m_topLevel;    ///< `as` is one plain segment (no '.', no backtick)

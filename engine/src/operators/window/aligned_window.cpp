@@ -53,7 +53,8 @@ struct Pane
 
 class AlignedWindow final : public WindowOperatorBase,
                             public checkpoint::KeyedState,
-                            public fusable::PreKeyed
+                            public fusable::PreKeyed,
+                            public fusable::PreAggregated
 {
 public:
     AlignedWindow(const OperatorContext &ctx, WindowConfig cfg)
@@ -64,36 +65,65 @@ public:
     void processRecord(int, Record &&rec, Output &out) override
     {
         const Timestamp t = rec.time;
-        process<false>(std::move(rec), t, {}, out);
+        process<false>(WholeRecord{rec}, t, {}, out);
     }
     void processKeyed(Record &&rec, Timestamp t, std::string_view key, Output &out) override
     {
-        process<true>(std::move(rec), t, key, out);
+        process<true>(WholeRecord{rec}, t, key, out);
     }
 
+    const std::vector<AggSpec> *preAggregates() const override
+    {
+        return m_state.store ? nullptr : &m_aggs.specs(); // a spill reads back per record
+    }
+    void processInputs(Timestamp t,
+                       std::string_view key,
+                       const AggInput *inputs,
+                       fusable::RecordMaker &maker,
+                       Output &out) override
+    {
+        process<true>(Inputs{inputs, maker}, t, key, out);
+    }
+
+    /// What process() needs of a record: to fold it into accumulators, and to emit it when it
+    /// is late. The record itself, or (the fused path) its aggregate inputs and its maker.
+    struct WholeRecord
+    {
+        Record &rec;
+        Record take() { return std::move(rec); }
+        int fold(Aggregates &aggs, AggState *acc) { return aggs.add(rec, acc); }
+    };
+    struct Inputs
+    {
+        const AggInput *in;
+        fusable::RecordMaker &maker;
+        Record take() { return maker.make(); }
+        int fold(Aggregates &aggs, AggState *acc) { return aggs.fold(in, acc); }
+    };
+
     /// The key into m_keyBuf: given (the fused path encoded it), or encoded here.
-    template<bool Given>
-    void keyOf(const Record &rec, std::string_view key)
+    template<bool Given, class In>
+    void keyOf(In &in, std::string_view key)
     {
         if constexpr (Given)
             m_keyBuf.assign(key);
         else
-            m_codec.encode(rec, m_keyBuf);
+            m_codec.encode(in.rec, m_keyBuf);
     }
 
-    template<bool Given>
-    void process(Record &&rec, const Timestamp t, std::string_view key, Output &out)
+    template<bool Given, class In>
+    void process(In in, const Timestamp t, std::string_view key, Output &out)
     {
         if (m_cfg.type == WindowType::Tumbling) {
             const Timestamp start = tumblingStart(t);
             if (cleanupTime(satAdd(start, m_cfg.size)) <= m_wm) {
-                out.emitLate("window_closed", std::move(rec), m_wm);
+                out.emitLate("window_closed", in.take(), m_wm);
                 return;
             }
-            keyOf<Given>(rec, key);
+            keyOf<Given>(in, key);
             Pane &p = pane(start);
             out.account(p.fired ? observe::Fate::LateAccepted : observe::Fate::Windowed);
-            addTo(p, hashBytes(m_keyBuf), rec, out);
+            addTo(p, hashBytes(m_keyBuf), in, out);
             return;
         }
         // Sliding: the windows [k*p, k*p + s) that contain t, from the earliest start.
@@ -108,15 +138,15 @@ public:
             --count;
         }
         if (count == 0) {
-            out.emitLate("window_closed", std::move(rec), m_wm);
+            out.emitLate("window_closed", in.take(), m_wm);
             return;
         }
-        keyOf<Given>(rec, key);
+        keyOf<Given>(in, key);
         const std::uint64_t hash = hashBytes(m_keyBuf);
         // Late but accepted when its earliest live window (the first to fire) has fired.
         out.account(pane(start).fired ? observe::Fate::LateAccepted : observe::Fate::Windowed);
         for (; count > 0; --count) {
-            addTo(pane(start), hash, rec, out);
+            addTo(pane(start), hash, in, out);
             if (count > 1)
                 start = satAdd(start, m_cfg.slide);
         }
@@ -381,7 +411,8 @@ private:
         m_timers.push(cleanupTime(p.end), {p.start, true});
     }
 
-    void addTo(Pane &p, std::uint64_t hash, const Record &rec, Output &out)
+    template<class In>
+    void addTo(Pane &p, std::uint64_t hash, In &in, Output &out)
     {
         bool created = false;
         const std::uint32_t idx = p.table.findOrInsert(m_keyBuf, hash, created);
@@ -394,7 +425,7 @@ private:
                 created = false; // the key was on disk: it continues where it left off
         }
         m_entries += created ? 1 : 0;
-        m_ignoredValues += m_aggs.add(rec, acc);
+        m_ignoredValues += in.fold(m_aggs, acc);
         if (p.fired) {
             emitResult(p.start, p.end, p.table.key(idx), acc,
                        created ? EmitKind::Final : EmitKind::Update, out);
