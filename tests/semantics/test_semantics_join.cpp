@@ -470,32 +470,38 @@ private slots:
         // gives the fix.
         struct Case
         {
-            const char *mode, *kind, *params, *port, *says;
+            const char *mode, *kind, *port, *says;
+            Json params;
         };
+        const Json topParams = {{"field", "value"}, {"size_ms", 10}};
+        const Json windowJoinParams = {
+            {"size_ms", 10}, {"left_key", Json::array({"k"})}, {"right_key", Json::array({"k"})}};
         const Case cases[] = {
-            {"spark", "top", R"({"field": "value", "size_ms": 10})", "in",
-             "no Spark Structured Streaming equivalent"},
-            {"kafka-streams", "top", R"({"field": "value", "size_ms": 10})", "in",
-             "Kafka Streams has no built-in top-N"},
-            {"spark", "window_join", R"({"size_ms": 10, "left_key": ["k"], "right_key": ["k"]})",
-             "left", "emits each pair as soon as both sides have arrived"},
-            {"kafka-streams", "window_join",
-             R"({"size_ms": 10, "left_key": ["k"], "right_key": ["k"]})", "left",
-             "has no Kafka Streams equivalent"},
+            {"spark", "top", "in", "no Spark Structured Streaming equivalent", topParams},
+            {"kafka-streams", "top", "in", "Kafka Streams has no built-in top-N", topParams},
+            {"spark", "window_join", "left", "emits each pair as soon as both sides have arrived",
+             windowJoinParams},
+            {"kafka-streams", "window_join", "left", "has no Kafka Streams equivalent",
+             windowJoinParams},
         };
         for (const Case &c : cases) {
-            const std::string text = std::string(R"({"format": "tideline/1", "name": "t",
-            "settings": {"semantics": ")")
-                                     + c.mode + R"("},
-            "nodes": [{"id": "src", "kind": "source.generator", "params": {"count": 1}},
-                      {"id": "wm", "kind": "watermark", "params": {"time_field": "event_time",
-                                                                   "max_out_of_orderness_ms": 0}},
-                      {"id": "best", "kind": ")"
-                                     + c.kind + R"(", "params": )" + c.params + R"(},
-                      {"id": "out", "kind": "sink.console", "params": {}}],
-            "edges": [{"from": "src.out", "to": "wm.in"}, {"from": "wm.out", "to": "best.)"
-                                     + c.port + R"("},
-                      {"from": "best.out", "to": "out.in"}]})";
+            const auto node = [](const char *id, const char *kind, Json params) {
+                return Json{{"id", id}, {"kind", kind}, {"params", std::move(params)}};
+            };
+            const auto edge = [](const std::string &from, const std::string &to) {
+                return Json{{"from", from}, {"to", to}};
+            };
+            Json spec = {{"format", "tideline/1"}, {"name", "t"}};
+            spec["settings"] = {{"semantics", c.mode}};
+            spec["nodes"] = Json::array(
+                {node("src", "source.generator", {{"count", 1}}),
+                 node("wm", "watermark",
+                      {{"time_field", "event_time"}, {"max_out_of_orderness_ms", 0}}),
+                 node("best", c.kind, c.params), node("out", "sink.console", Json::object())});
+            spec["edges"] = Json::array({edge("src.out", "wm.in"),
+                                         edge("wm.out", std::string("best.") + c.port),
+                                         edge("best.out", "out.in")});
+            const std::string text = spec.dump();
             const LoadResult loaded = loadSpec(text);
             bool said = false;
             for (const auto &d : loaded.diagnostics)
