@@ -113,6 +113,10 @@ private:
     std::deque<sources::ChunkTask *> m_chunks; ///< for any worker
     std::vector<std::thread> m_workers;
     bool m_stop = false;
+    /// The loop thread runs chunks while it waits only when a core is left over for it: with
+    /// as many workers as cores, a chunk on the loop thread is a third thread on two cores,
+    /// taking turns with the worker whose instance the loop is waiting for.
+    bool m_loopRunsChunks = false;
 };
 
 /// What a stage needs to know of the node it runs in parallel.

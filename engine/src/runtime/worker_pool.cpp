@@ -1,5 +1,8 @@
 // The worker threads of parallel stages (parallel.hpp): worker k runs instance k of every
 // stage, its tasks in the order they were submitted, so an instance sees its rounds in order.
+// The loop thread runs chunks while it waits only on a machine with a core to spare (measured
+// on 2 cores at parallelism 2: the loop thread not parsing made file-window 10 % and
+// generator-window 20 % faster, docs/benchmarks.md "Lines, not records").
 // One mutex for the queues and the rounds' pending counts: a round is a few thousand records,
 // so the lock is taken a few times per round, never per record. Sources' chunks (chunk_runner.hpp)
 // share the mutex: a chunk is hundreds of records (32 KiB of a file, 1,024 generated events). A
@@ -17,6 +20,7 @@ namespace tideline::parallel {
 
 WorkerPool::WorkerPool(int n)
     : m_queues(static_cast<std::size_t>(n))
+    , m_loopRunsChunks(std::thread::hardware_concurrency() > static_cast<unsigned>(n))
 {
     m_workers.reserve(static_cast<std::size_t>(n));
     for (int k = 0; k < n; ++k)
@@ -56,7 +60,7 @@ void WorkerPool::wait(const Round &round)
     std::unique_lock lock(m_mutex);
     // Meanwhile the caller (the loop thread) makes sources' chunks rather than idle: with the
     // fused path (fused_source.hpp) that is most of the work there is.
-    while (round.pending != 0 && !m_chunks.empty()) {
+    while (m_loopRunsChunks && round.pending != 0 && !m_chunks.empty()) {
         sources::ChunkTask *chunk = m_chunks.front();
         m_chunks.pop_front();
         lock.unlock();
@@ -81,6 +85,10 @@ void WorkerPool::submitChunk(sources::ChunkTask &task)
 void WorkerPool::waitChunk(sources::ChunkTask &task)
 {
     std::unique_lock lock(m_mutex);
+    if (!m_loopRunsChunks) { // a worker takes it as soon as its own queue is empty
+        m_done.wait(lock, [&] { return task.finished; });
+        return;
+    }
     while (!task.finished) {
         // Not started by any worker: the caller runs it (no waiting on a worker's turn).
         if (auto it = std::find(m_chunks.begin(), m_chunks.end(), &task); it != m_chunks.end()) {
