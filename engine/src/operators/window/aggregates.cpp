@@ -168,30 +168,28 @@ int Aggregates::foldOne(const AggSpec &spec, AggState &s, const AggInput &in)
     return 0;
 }
 
-int Aggregates::add(const Record &r, AggState *acc)
+template<class InputOf>
+int Aggregates::foldEach(AggState *acc, InputOf inputOf) const
 {
-    if (m_onlyCount) {
+    if (m_onlyCount) { // no field to look at: the common count(*) window
         for (std::size_t a = 0; a < m_specs.size(); ++a)
             ++acc[a].n;
         return 0;
     }
     int ignored = 0;
     for (std::size_t a = 0; a < m_specs.size(); ++a)
-        ignored |= foldOne(m_specs[a], acc[a], m_reader.read(r, a));
+        ignored |= foldOne(m_specs[a], acc[a], inputOf(a));
     return ignored;
+}
+
+int Aggregates::add(const Record &r, AggState *acc)
+{
+    return foldEach(acc, [&](std::size_t a) { return m_reader.read(r, a); });
 }
 
 int Aggregates::fold(const AggInput *in, AggState *acc) const
 {
-    if (m_onlyCount) {
-        for (std::size_t a = 0; a < m_specs.size(); ++a)
-            ++acc[a].n;
-        return 0;
-    }
-    int ignored = 0;
-    for (std::size_t a = 0; a < m_specs.size(); ++a)
-        ignored |= foldOne(m_specs[a], acc[a], in[a]);
-    return ignored;
+    return foldEach(acc, [in](std::size_t a) { return in[a]; });
 }
 
 void Aggregates::merge(AggState *acc, const AggState *other) const

@@ -116,6 +116,9 @@ public:
 private:
     /// One aggregate's fold of one input (add() and fold() both come here).
     static int foldOne(const AggSpec &spec, AggState &s, const AggInput &in);
+    /// foldOne of every aggregate, inputOf(a) giving aggregate a's input.
+    template<class InputOf>
+    int foldEach(AggState *acc, InputOf inputOf) const;
     std::vector<AggSpec> m_specs;
     AggInputReader m_reader;
     bool m_onlyCount = false; ///< every aggregate is count without a field: no lookups at all
