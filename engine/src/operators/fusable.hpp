@@ -96,8 +96,8 @@ protected:
 class PreAggregated
 {
 public:
-    /// The aggregates, for the reader's AggInputReader; empty when this window cannot take
-    /// inputs (a session window, state spilled to disk).
+    /// The aggregates, for the parsing thread's AggInputReader; null when this window cannot
+    /// take inputs (state spilled to disk: a spill reads back per record).
     virtual const std::vector<window::AggSpec> *preAggregates() const = 0;
     /// processKeyed with the record's inputs (preAggregates().size() of them) instead of it.
     virtual void processInputs(Timestamp time,

@@ -107,6 +107,13 @@ void FusedChunk::lineError(const sources::ChunkLineError &e)
     s.length = e.length;
 }
 
+RecordBlock &FusedChunk::takeBlock(Round &r)
+{
+    if (!r.block)
+        r.block = m_cfg.homes->mine().take();
+    return *r.block;
+}
+
 void FusedChunk::run() noexcept
 {
     Round &r = *round;
@@ -126,9 +133,6 @@ void FusedChunk::run() noexcept
     m_next = 0;
     error = nullptr;
     try {
-        if (!r.block)
-            r.block = m_cfg.homes->mine().take();
-        std::vector<Record> &records = r.block->records;
         if (!file && m_cfg.aggs) {
             for (long long j = 0; j < r.count; ++j) { // one record, made into again
                 m_cfg.source->makeInto(r.first + j, m_scratch);
@@ -136,6 +140,7 @@ void FusedChunk::run() noexcept
                       static_cast<std::uint32_t>(2 * j + 1));
             }
         } else if (!file) {
+            std::vector<Record> &records = takeBlock(r).records;
             if (records.size() < static_cast<std::size_t>(r.count))
                 records.resize(static_cast<std::size_t>(r.count));
             for (long long j = 0; j < r.count; ++j) {
@@ -144,15 +149,17 @@ void FusedChunk::run() noexcept
                 route(r, rec, static_cast<std::uint32_t>(j), static_cast<std::uint32_t>(2 * j + 1));
             }
         } else {
+            RecordBlock &block = takeBlock(r);
+            std::vector<Record> &records = block.records;
             // Parsed into the block's records (their buffers this thread's), each stamped and
             // routed as it is parsed (LineSink), errors in their place among them.
             std::swap(file->records, records);
-            std::swap(file->spare, r.block->spare);
+            std::swap(file->spare, block.spare);
             file->sink = this;
             file->run();
             file->sink = nullptr;
             std::swap(file->records, records);
-            std::swap(file->spare, r.block->spare);
+            std::swap(file->spare, block.spare);
             r.count = m_next;
             // The vector has stopped growing: the items may point into it now.
             if (!m_cfg.aggs)

@@ -78,6 +78,8 @@ public:
 private:
     /// Stamps `rec` (block record `index`) and gives it to its instance as the item `step`.
     void route(Round &r, Record &rec, std::uint32_t index, std::uint32_t step);
+    /// The round's block of this thread's records (a generator's handing over inputs needs none).
+    RecordBlock &takeBlock(Round &r);
     // A file's lines as FileChunk makes them (LineSink): stamped and routed while in cache.
     void lineRecord(std::size_t index) override;
     void lineError(const sources::ChunkLineError &e) override;

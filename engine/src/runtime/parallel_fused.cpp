@@ -8,6 +8,7 @@
 // (not every record, as a round's replay walks its steps), in the order of their positions.
 
 #include "operators/fusable.hpp"
+#include "operators/sources/file_chunks.hpp"
 #include "runtime/parallel.hpp"
 #include "runtime/parallel_capture.hpp"
 #include "runtime/parallel_round.hpp"
@@ -40,15 +41,9 @@ public:
         } else {
             const std::string_view line(m_round.text.data() + item->text, item->textSize);
             std::string error;
-            bool ok;
-            if (m_round.file->csv) {
-                ok = m_round.file->csv->parse(line, r, error);
-            } else {
-                if (!m_parser)
-                    m_parser = std::make_unique<RecordParser>();
-                ok = m_parser->parse(line, r, error);
-            }
-            if (!ok) // it was parsed once on the chunk's thread
+            if (!m_parser)
+                m_parser = std::make_unique<RecordParser>();
+            if (!m_round.file->parse(line, r, *m_parser, error)) // it parsed on the chunk's thread
                 throw std::logic_error("a line parsed on a worker does not parse again: " + error);
         }
         r.time = item->time;

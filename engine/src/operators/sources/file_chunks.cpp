@@ -227,8 +227,7 @@ bool FileChunk::line(std::string_view text, std::size_t pos)
         }
     }
     if (scratch && !records.empty()) {
-        records.resize(1);
-        records[0].clear();
+        records[0].clear(); // the one record, parsed into again
     } else {
         records.emplace_back();
         if (!spare.empty()) {
@@ -238,8 +237,7 @@ bool FileChunk::line(std::string_view text, std::size_t pos)
         }
     }
     Record &rec = records.back();
-    const bool ok
-        = m_cfg.csv ? m_cfg.csv->parse(text, rec, m_error) : m_parser.parse(text, rec, m_error);
+    const bool ok = m_cfg.parse(text, rec, m_parser, m_error);
     if (!ok) {
         records.pop_back();
         ChunkLineError &e = errors.emplace_back();

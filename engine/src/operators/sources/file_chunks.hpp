@@ -34,6 +34,12 @@ struct FileChunkConfig
     int fd = -1;
     const CsvReader *csv = nullptr; ///< its header read; null: JSON lines
     std::size_t maxLine = 1u << 20; ///< longer lines go to `errors` as record_too_large
+    /// One line made into a record as the file source makes it: a CSV row by the header, else
+    /// a JSON object by `json` (the caller's: a parser is one thread's).
+    bool parse(std::string_view line, Record &out, RecordParser &json, std::string &error) const
+    {
+        return csv ? csv->parse(line, out, error) : json.parse(line, out, error);
+    }
 };
 
 /// A line that went to `errors` instead of becoming a record.
