@@ -69,6 +69,42 @@ private Q_SLOTS:
         QCOMPARE(job->snapshot().state, observe::JobState::Finished);
     }
 
+    /// The snapshot Job::create publishes, before the run opens, has no processing time yet,
+    /// and none has a start later than its own clock reading (a scrape once paired the first
+    /// snapshot's time with the start set afterwards: processing_ms -1).
+    void processingTimeStartsWhenTheRunOpens()
+    {
+        TempDir dir;
+        auto loaded = loadSpec(fanOut(10));
+        std::string err;
+        ManualClock clock(1'800'000'000'000);
+        std::vector<observe::MetricsSnapshot> published;
+        JobOptions o;
+        o.baseDir = dir.path;
+        o.clock = &clock;
+        o.onMetrics = [&](const observe::MetricsSnapshot &s) {
+            published.push_back(s);
+        };
+        auto job = Job::create(*loaded.spec, o, err);
+        QVERIFY2(job, err.c_str());
+        auto before = job->snapshot();
+        QCOMPARE(before.takenAtMs, std::int64_t(1'800'000'000'000));
+        QCOMPARE(before.takenAtMs - before.startedAtMs, std::int64_t(0));
+        QCOMPARE(before.eventsPerSecond, 0.0);
+        QCOMPARE(published.size(), std::size_t(1));
+        QCOMPARE(published[0].takenAtMs - published[0].startedAtMs, std::int64_t(0));
+        clock.advance(250);
+        QCOMPARE(job->runFor(1), Job::Status::Running);
+        auto opened = job->snapshot();
+        QVERIFY(opened.takenAtMs >= opened.startedAtMs);
+        clock.advance(1000);
+        job->publishMetrics();
+        auto later = job->snapshot();
+        QCOMPARE(later.startedAtMs, std::int64_t(1'800'000'000'250));
+        QCOMPARE(later.takenAtMs - later.startedAtMs, std::int64_t(1000));
+        QCOMPARE(later.eventsPerSecond, double(later.recordsRead));
+    }
+
     void stopRequestStopsAnUnboundedRunAndFlushesSinks()
     {
         TempDir dir;

@@ -34,7 +34,6 @@ Job::Status Runtime::runFor(std::int64_t maxRecords)
         m_opened = true;
         m_startMs = m_clock->nowMs();
         m_lastTickMs = m_lastPublishMs = m_lastCallbackMs = m_startMs;
-        m_published.startedAtMs = m_startMs;
     }
     std::int64_t budget = maxRecords;
     // A RecoverableError restores the last checkpoint and goes round again.

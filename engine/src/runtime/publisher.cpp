@@ -15,10 +15,12 @@ void Runtime::publish(bool final)
     std::int64_t now = m_clock->nowMs();
     observe::MetricsSnapshot s;
     s.takenAtMs = now;
-    s.startedAtMs = m_startMs;
+    // Before the run opens (Job::create publishes once) no processing time has passed yet: a
+    // snapshot never pairs one clock reading with a start that is still to come.
+    s.startedAtMs = m_opened ? m_startMs : now;
     s.recordsRead = m_recordsRead;
     s.restarts = m_restarts;
-    double secs = static_cast<double>(now - m_startMs) / 1000.0;
+    double secs = static_cast<double>(now - s.startedAtMs) / 1000.0;
     s.eventsPerSecond = secs > 0 ? static_cast<double>(m_recordsRead) / secs : 0;
     s.nodes.reserve(m_spec.nodes.size());
     // Spec nodes only, in file order; a node run as partition tasks reports its instances'
