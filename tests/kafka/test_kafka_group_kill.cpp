@@ -113,13 +113,18 @@ private slots:
             std::ofstream(d + "/" + m + ".json") << p.dump(2);
         }
         std::map<std::string, std::unique_ptr<QProcess>> procs;
+        // Every (re)start picks its parallelism (1 to 3 worker threads for the partitions'
+        // windows): partitions move between members of different parallelism, and a killed
+        // member's state is whatever its threads had checkpointed.
+        std::mt19937 threads(rng() ^ 0x5eed);
         auto startMember = [&](const std::string &m) {
+            const QString parallelism = QString::number(1 + threads() % 3);
             auto p = std::make_unique<QProcess>();
             p->setProcessChannelMode(QProcess::MergedChannels);
             p->setStandardOutputFile(QString::fromStdString(d + "/" + m + ".log"),
                                      QIODevice::Append);
             p->start(runner, {QString::fromStdString(d + "/" + m + ".json"), "--member",
-                              QString::fromStdString(m)});
+                              QString::fromStdString(m), "--parallelism", parallelism});
             QVERIFY(p->waitForStarted(5000));
             procs[m] = std::move(p);
         };

@@ -84,7 +84,8 @@ public:
     Member(const Json &pipeline,
            const std::string &dir,
            const std::string &name,
-           std::vector<std::string> resetState = {})
+           std::vector<std::string> resetState = {},
+           int parallelism = 1)
         : m_name(name)
     {
         std::string problems;
@@ -97,6 +98,7 @@ public:
         o.baseDir = dir;
         o.member = name;
         o.resetState = std::move(resetState);
+        o.parallelism = parallelism;
         o.log = [this](const std::string &line) {
             std::lock_guard lock(m_mutex);
             m_log.push_back(line);
@@ -207,7 +209,7 @@ private slots:
     void initTestCase()
     {
         QVERIFY(m_dir.isValid());
-        QString err = m_mock.start(3, {"moves:4", "moves2:4", "crash:4", "restart:2"});
+        QString err = m_mock.start(3, {"moves:4", "moves2:4", "moves3:4", "crash:4", "restart:2"});
         QVERIFY2(err.isEmpty(), qPrintable(err));
     }
 
@@ -215,18 +217,26 @@ private slots:
     {
         QTest::addColumn<QString>("topic");
         QTest::addColumn<QString>("strategy");
+        QTest::addColumn<int>("parallelismA");
+        QTest::addColumn<int>("parallelismB");
         // Eager: every rebalance revokes everything (kept partitions resume suspended, without
         // a reload). Cooperative: only the partitions that move are revoked and assigned.
         QTest::newRow("eager (range,roundrobin)") << "moves"
-                                                  << "";
+                                                  << "" << 1 << 1;
         QTest::newRow("cooperative-sticky") << "moves2"
-                                            << "cooperative-sticky";
+                                            << "cooperative-sticky" << 1 << 1;
+        // Each member runs its partitions' windows on worker threads (parallel stages, split
+        // by key group); a partition's state moves between members of another parallelism.
+        QTest::newRow("eager, members at parallelism 2 and 3") << "moves3"
+                                                               << "" << 2 << 3;
     }
 
     void windowStateMovesWithItsPartition()
     {
         QFETCH(QString, topic);
         QFETCH(QString, strategy);
+        QFETCH(int, parallelismA);
+        QFETCH(int, parallelismB);
         const std::string topicName = topic.toStdString();
         const std::string assignor = strategy.toStdString();
         const std::string dir = m_dir.path().toStdString() + "/" + topicName;
@@ -238,17 +248,36 @@ private slots:
         const long long phase1 = static_cast<long long>(m_sent.size());
 
         auto a = std::make_unique<Member>(
-            memberPipeline(m_mock.bootstrap, topicName, "out-a.jsonl", 400, assignor), dir, "a");
+            memberPipeline(m_mock.bootstrap, topicName, "out-a.jsonl", 400, assignor), dir, "a",
+            std::vector<std::string>{}, parallelismA);
         QVERIFY2(a->job, a->error.c_str());
+        if (parallelismA > 1) {
+            std::string planned;
+            for (const auto &line : a->log())
+                if (line.rfind("parallelism", 0) == 0)
+                    planned += line + "\n";
+            QVERIFY2(planned.find("`w#p0`, `w#p1`, `w#p2`, `w#p3` run as "
+                                  + std::to_string(parallelismA) + " instances each")
+                         != std::string::npos,
+                     planned.c_str());
+        }
         QVERIFY2(waitFor([&] { return a->read() == phase1 && a->owned() == 4; }, 30000),
                  qPrintable(QString("member a read %1 of %2").arg(a->read()).arg(phase1)));
 
+        // (With parallelism the instances' figures arrive as their rounds come back.)
+        QVERIFY(waitFor(
+            [&] {
+                const long long e = a->window().stateEntries;
+                QTest::qWait(300);
+                return e > 0 && e == a->window().stateEntries;
+            },
+            10000));
         const long long stateBefore = a->window().stateEntries;
         const long long inBefore = a->window().recordsIn;
         QVERIFY(stateBefore > 0);
         // Member b joins: the group rebalances and b takes two partitions with their state.
         Member b(memberPipeline(m_mock.bootstrap, topicName, "out-b.jsonl", 400, assignor), dir,
-                 "b");
+                 "b", {}, parallelismB);
         QVERIFY2(b.job, b.error.c_str());
         QVERIFY2(waitFor([&] { return a->owned() == 2 && b.owned() == 2; }, 30000),
                  qPrintable(QString("owned: a %1, b %2").arg(a->owned()).arg(b.owned())));
@@ -334,10 +363,10 @@ private slots:
         QCOMPARE(got.size(), want.size());
     }
 
-    /// Two `tideline-run` processes; member a is killed with SIGKILL while it works, so nothing
-    /// is handed over: b takes a's partitions over from a's last periodic checkpoint (its task
-    /// pointers) and processes what came after it again. Every window is still right; windows
-    /// written twice are identical (an upsert consumer absorbs them).
+    /// Two `tideline-run` processes (a at parallelism 2); member a is killed with SIGKILL while it
+    /// works, so nothing is handed over: b takes a's partitions over from a's last periodic
+    /// checkpoint (its task pointers) and processes what came after it again. Every window is still
+    /// right; windows written twice are identical (an upsert consumer absorbs them).
     void killedMemberIsTakenOverFromItsLastCheckpoint()
     {
         const std::string topic = "crash";
@@ -359,8 +388,10 @@ private slots:
             p.setWorkingDirectory(QString::fromStdString(dir));
             p.setProcessChannelMode(QProcess::MergedChannels);
             p.setStandardOutputFile(QString::fromStdString(dir + "/log-" + member.toStdString()));
+            // Member a runs its partitions' windows on two worker threads: what it checkpoints
+            // is the state of one instance per partition all the same, which b restores.
             p.start(runner,
-                    {"--member", member, "--metrics",
+                    {"--member", member, "--parallelism", member == "a" ? "2" : "1", "--metrics",
                      QString::fromStdString(dir + "/metrics-" + member.toStdString()),
                      "--metrics-interval", "100",
                      QString::fromStdString(dir + "/pipeline-" + member.toStdString() + ".json")});
@@ -447,11 +478,14 @@ private slots:
                 }
                 got[key] = v;
             }
-        std::string logB;
-        {
-            std::ifstream in(dir + "/log-b");
-            logB.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+        std::string logA, logB;
+        for (auto [file, text] : {std::pair{"/log-a", &logA}, {"/log-b", &logB}}) {
+            std::ifstream in(dir + file);
+            text->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
         }
+        QVERIFY2(logA.find("`w#p0`, `w#p1`, `w#p2`, `w#p3` run as 2 instances each")
+                     != std::string::npos,
+                 "member a ran its partitions' windows on two threads");
         int replayed = 0;
         for (std::size_t at = 0;
              (at = logB.find("resuming at offset " + std::to_string(perPartition1), at))

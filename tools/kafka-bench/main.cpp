@@ -1,7 +1,13 @@
 // tideline-kafka-bench: consume rate of source.kafka against kcat on the same topic.
 //
 //   tideline-kafka-bench [--events N] [--partitions P] [--runs R] [--side both|engine|kcat]
-//                        [--mock PATH]
+//                        [--mock PATH] [--workload discard|tumbling|sliding]
+//                        [--parallelism N[,N...]]
+//
+// --workload tumbling|sliding (group_window.cpp) measures a consumer-group member instead: an
+// unbounded source.kafka whose partitions run as tasks, a watermark and a keyed window, at each
+// --parallelism in turn (alternating the order each round), and prints events/s, CPU and the
+// ratio of each parallelism to the first; kcat does not run.
 //
 // Starts tideline-kafka-mock (its own process), loads N JSON events (~75 bytes) into a topic
 // with P partitions, reads back how many the mock kept (its per-partition cap drops old data),
@@ -15,6 +21,8 @@
 // stored count, otherwise it is reported as invalid. Prints every run, then median and best
 // for both and the ratios engine / kcat. The engine parses every value as JSON and adds the
 // _kafka.* fields; kcat only copies bytes to a pipe.
+
+#include "group_window.hpp"
 
 #include <tideline/engine/job.hpp>
 #include <tideline/engine/spec.hpp>
@@ -296,6 +304,57 @@ long long storedCount(const std::string &bootstrap, const std::string &topic, in
     return total;
 }
 
+/// --workload tumbling|sliding: every parallelism once per round (the order turned each round),
+/// then the medians. Every run of a round must read every record and emit as many results.
+int benchGroupWindow(const std::string &bootstrap,
+                     const std::string &topic,
+                     const std::string &window,
+                     const std::vector<int> &parallelisms,
+                     int runs,
+                     long long stored)
+{
+    std::vector<std::vector<double>> rates(parallelisms.size()), cpuRates(parallelisms.size());
+    bool valid = true;
+    for (int r = 0; r < runs; ++r) {
+        long long results = -1;
+        for (std::size_t k = 0; k < parallelisms.size(); ++k) {
+            const std::size_t i = r % 2 == 0 ? k : parallelisms.size() - 1 - k;
+            const int p = parallelisms[i];
+            auto g = kafkabench::runGroupWindow(bootstrap, topic, g_engineProps, window, p, stored,
+                                                "bench-" + window + "-" + std::to_string(r) + "-p"
+                                                    + std::to_string(p));
+            const double rate = g.wall > 0 ? static_cast<double>(g.records) / g.wall : 0;
+            std::printf("run %d parallelism %d: %lld records in %.3f s = %.0f events/s (cpu %.3f "
+                        "s), %lld results",
+                        r + 1, p, g.records, g.wall, rate, g.cpu, g.results);
+            if (results < 0)
+                results = g.results;
+            if (!g.error.empty() || g.results != results) {
+                std::printf(" INVALID (%s)", g.error.empty()
+                                                 ? "results differ from the round's first run"
+                                                 : g.error.c_str());
+                valid = false;
+            } else {
+                rates[i].push_back(rate);
+                cpuRates[i].push_back(g.cpu > 0 ? static_cast<double>(g.records) / g.cpu : 0);
+            }
+            std::printf("\n");
+            std::fflush(stdout);
+        }
+    }
+    for (std::size_t i = 0; i < parallelisms.size(); ++i)
+        std::printf("parallelism %d: median %.0f events/s, best %.0f; per CPU second median %.0f "
+                    "(%zu valid runs); vs parallelism %d: %.2f\n",
+                    parallelisms[i], median(rates[i]), best(rates[i]), median(cpuRates[i]),
+                    rates[i].size(), parallelisms[0],
+                    median(rates[0]) > 0 ? median(rates[i]) / median(rates[0]) : 0);
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    std::printf("peak RSS of the bench process: %.1f MiB\n",
+                static_cast<double>(u.ru_maxrss) / 1024);
+    return valid ? 0 : 1;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -304,6 +363,8 @@ int main(int argc, char **argv)
     int partitions = 32, runs = 5;
     std::string side = "both";
     std::string mockPath = TIDELINE_KAFKA_MOCK_PATH;
+    std::string workload = "discard";
+    std::vector<int> parallelisms{1};
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         if (a == "--events" && i + 1 < argc)
@@ -316,7 +377,21 @@ int main(int argc, char **argv)
             side = argv[++i];
         else if (a == "--mock" && i + 1 < argc)
             mockPath = argv[++i];
-        else if (a == "--engine-prop" && i + 1 < argc) {
+        else if (a == "--workload" && i + 1 < argc)
+            workload = argv[++i];
+        else if (a == "--parallelism" && i + 1 < argc) {
+            parallelisms.clear();
+            for (std::string list = argv[++i]; !list.empty();) {
+                const auto comma = list.find(',');
+                const int p = std::atoi(list.substr(0, comma).c_str());
+                if (p < 1) {
+                    std::cerr << "--parallelism takes numbers from 1, separated by commas\n";
+                    return 2;
+                }
+                parallelisms.push_back(p);
+                list = comma == std::string::npos ? "" : list.substr(comma + 1);
+            }
+        } else if (a == "--engine-prop" && i + 1 < argc) {
             std::string kv = argv[++i];
             auto eq = kv.find('=');
             if (eq == std::string::npos) {
@@ -329,9 +404,14 @@ int main(int argc, char **argv)
         else {
             std::cerr << "usage: tideline-kafka-bench [--events N] [--partitions P] [--runs R] "
                          "[--side both|engine|kcat] [--engine-prop key=value]... [--kcat-prop "
-                         "key=value]... [--mock PATH]\n";
+                         "key=value]... [--mock PATH] [--workload discard|tumbling|sliding] "
+                         "[--parallelism N[,N...]]\n";
             return 2;
         }
+    }
+    if (workload != "discard" && workload != "tumbling" && workload != "sliding") {
+        std::cerr << "--workload must be discard, tumbling or sliding\n";
+        return 2;
     }
     if (side != "both" && side != "engine" && side != "kcat") {
         std::cerr << "--side must be both, engine or kcat\n";
@@ -360,6 +440,8 @@ int main(int argc, char **argv)
     std::printf("loaded in %.2f s; the topic holds %lld messages\n", now() - t0, stored);
     if (stored <= 0)
         return 1;
+    if (workload != "discard")
+        return benchGroupWindow(mock.bootstrap, topic, workload, parallelisms, runs, stored);
     // Wall-clock rates are what the target is about; rates per CPU second of the consumer's
     // process show the cost independent of what else the (shared) machine is doing.
     std::vector<double> kRates, eRates, kCpuRates, eCpuRates;

@@ -55,9 +55,7 @@ Status Runtime::planParallel()
     // What the whole run cannot do in parallel yet. (Checkpoints and savepoints can: a stage
     // saves its instances as one keyed state, checkpoint/keyed_state.hpp.)
     std::string whole;
-    if (!m_tasks.empty())
-        whole = "a source.kafka consumer group runs its partitions as tasks instead";
-    else if (m_options.lineage.enabled)
+    if (m_options.lineage.enabled)
         whole = "lineage follows each record through one thread";
     else if (auto it = m_spec.settings.find("state");
              it != m_spec.settings.end() && *it == "rocksdb")
@@ -91,11 +89,22 @@ Status Runtime::planParallel()
     auto inRegion = [&](const Candidate &c, int u) {
         return u == c.v || c.below[static_cast<std::size_t>(u)];
     };
+    // Partition tasks (partition_tasks.cpp): two instances of different partitions of one
+    // section. Their outputs meet at the shared nodes after the section in whatever order the
+    // partitions' records arrive; that order is the broker's, not one the single-threaded run
+    // defines, so one partition's stage may interleave with another's there (as Kafka Streams'
+    // tasks do on num.stream.threads threads). Each partition's own outputs keep their order.
+    auto otherPartition = [this](int a, int b) {
+        const auto &ta = m_nodes[static_cast<std::size_t>(a)].task;
+        const auto &tb = m_nodes[static_cast<std::size_t>(b)].task;
+        return ta.partition >= 0 && tb.partition >= 0 && ta.section == tb.section
+               && ta.partition != tb.partition;
+    };
     for (int v : m_order) {
         const Node &node = m_nodes[static_cast<std::size_t>(v)];
         const std::string &kind = node.spec->kind;
-        if (kind != "window" && kind != "dedup")
-            continue;
+        if ((kind != "window" && kind != "dedup") || node.task.isTemplate)
+            continue; // (a template has no operator: its partitions' instances run)
         Candidate c{v, std::vector<char>(m_nodes.size(), 0), {}};
         std::vector<int> stack{v};
         while (!stack.empty()) {
@@ -116,7 +125,7 @@ Status Runtime::planParallel()
             const bool plainSink
                 = dk == "sink.file" || dk == "sink.console" || dk == "sink.discard";
             for (const auto &in : m_nodes[d].inbound) {
-                if (inRegion(c, in.fromNode))
+                if (inRegion(c, in.fromNode) || otherPartition(v, in.fromNode))
                     continue;
                 bool synchronous = true; // does that branch run on the loop thread?
                 for (const auto &q : chosen)
@@ -125,8 +134,8 @@ Status Runtime::planParallel()
                     c.deferred.emplace_back(in.fromNode, static_cast<int>(d));
                     continue;
                 }
-                why = "node `" + m_nodes[d].spec->id + "` also reads `"
-                      + m_nodes[static_cast<std::size_t>(in.fromNode)].spec->id
+                why = "node `" + m_nodes[d].id + "` also reads `"
+                      + m_nodes[static_cast<std::size_t>(in.fromNode)].id
                       + "`, which does not come through it (the two would interleave as the "
                         "threads run)";
                 break;
@@ -137,23 +146,24 @@ Status Runtime::planParallel()
         for (const auto &q : chosen) {
             if (!why.empty())
                 break;
+            if (otherPartition(q.v, v))
+                continue;
             if (!inRegion(q, v))
                 continue;
             if (!c.deferred.empty())
                 why = "its outputs share a sink with another branch, and it runs after `"
-                      + m_nodes[static_cast<std::size_t>(q.v)].spec->id + "`";
+                      + m_nodes[static_cast<std::size_t>(q.v)].id + "`";
             for (const auto &[from, d] : q.deferred)
                 if (c.below[static_cast<std::size_t>(d)])
-                    why = "its outputs reach `" + m_nodes[static_cast<std::size_t>(d)].spec->id
-                          + "`, which `" + m_nodes[static_cast<std::size_t>(q.v)].spec->id
+                    why = "its outputs reach `" + m_nodes[static_cast<std::size_t>(d)].id
+                          + "`, which `" + m_nodes[static_cast<std::size_t>(q.v)].id
                           + "` passes other records to";
         }
         for (const auto &q : chosen)
             for (const auto &[from, d] : q.deferred)
-                if (why.empty() && inRegion(c, from))
-                    why = "`" + m_nodes[static_cast<std::size_t>(q.v)].spec->id
-                          + "` passes records of `"
-                          + m_nodes[static_cast<std::size_t>(from)].spec->id
+                if (why.empty() && !otherPartition(q.v, v) && inRegion(c, from))
+                    why = "`" + m_nodes[static_cast<std::size_t>(q.v)].id + "` passes records of `"
+                          + m_nodes[static_cast<std::size_t>(from)].id
                           + "`, which comes after it, to a sink";
         if (why.empty()
             && (kind == "window"
@@ -165,7 +175,7 @@ Status Runtime::planParallel()
             // to save its instances as one state whether checkpoints are configured or not.
             why = "its state cannot be saved split by key (checkpoints, savepoints)";
         if (!why.empty()) {
-            note("node `" + node.spec->id + "` runs single-threaded: " + why);
+            note("node `" + node.id + "` runs single-threaded: " + why);
             continue;
         }
         chosen.push_back(std::move(c));
@@ -214,7 +224,7 @@ Status Runtime::planParallel()
     }
     std::string ids;
     for (int v : candidates)
-        ids += (ids.empty() ? "`" : ", `") + m_nodes[static_cast<std::size_t>(v)].spec->id + "`";
+        ids += (ids.empty() ? "`" : ", `") + m_nodes[static_cast<std::size_t>(v)].id + "`";
     note(ids + " run as " + std::to_string(n) + " instances each");
     planFused(note);
     return {};

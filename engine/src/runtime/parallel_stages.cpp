@@ -47,6 +47,14 @@ Status Runtime::remakeParallelStages()
     return {};
 }
 
+Status Runtime::remakeParallelStage(int v)
+{
+    for (const auto &plan : m_stagePlans)
+        if (plan->node == v)
+            return makeParallelStage(*plan);
+    return {};
+}
+
 void Runtime::quiesce()
 {
     if (m_stagePlans.empty())

@@ -201,6 +201,9 @@ Status Runtime::resetInstance(int idx)
     if (m_stateBackend)
         if (Status s = m_stateBackend->configure(node.id, *node.op); !s.ok())
             return s;
+    // An instance that ran as a parallel stage is one again (empty, like the operator).
+    if (Status s = remakeParallelStage(idx); !s.ok())
+        return s;
     clearInstanceWatermarks(idx);
     observe::NodeMetrics m;
     m.node = node.metrics.node;
@@ -212,6 +215,9 @@ Status Runtime::resetInstance(int idx)
 std::map<int, std::int64_t>
 Runtime::onPartitionsAssigned(int section, const std::vector<int> &partitions, bool incremental)
 {
+    // A partition's instances may run as parallel stages: every record and watermark they
+    // were given is through them before one is reset or restored (handOver quiesces too).
+    quiesce();
     TaskSection &sec = m_tasks[static_cast<std::size_t>(section)];
     const std::string &sourceId = m_nodes[static_cast<std::size_t>(sec.source)].id;
     for (int p : partitions)
@@ -268,6 +274,7 @@ void Runtime::onPartitionsRevoked(int section, const std::vector<int> &partition
             leaving.push_back(p);
     if (leaving.empty())
         return;
+    quiesce(); // (as on assign; without checkpoints a leaving instance's results still go out)
     const std::int64_t handover = m_checkpoints ? m_checkpoints->handOver(leaving) : -1;
     for (int p : leaving) {
         auto pp = static_cast<std::size_t>(p);

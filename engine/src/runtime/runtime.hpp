@@ -181,6 +181,9 @@ private:
     [[nodiscard]] Status makeParallelStage(const parallel::StageConfig &cfg);
     /// After every operator was made anew: the planned stages again.
     [[nodiscard]] Status remakeParallelStages();
+    /// Node v's operator, just made again (a partition task's instance reset), run as its
+    /// planned stage again if it had one.
+    [[nodiscard]] Status remakeParallelStage(int v);
     /// After instances were restored or ownership changed: recompute the merged watermarks
     /// and idleness of the section's watermark nodes.
     void refreshSection(int section);
