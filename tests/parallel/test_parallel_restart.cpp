@@ -17,8 +17,13 @@ using namespace kafkatest;
 
 namespace {
 
-/// The pipeline with its sink `out`.
-Json withSink(Json sink)
+/// Events of the fused variant: a chunk is 4,096 of them, and the checkpoints (every 20 ms)
+/// must land mid-run.
+constexpr long long kFusedCount = 400000;
+
+/// The pipeline with its sink `out`. Fused: an ordered generator straight into the window, the
+/// chain the fused path runs (records made and keyed on the workers, fused_source.cpp).
+Json withSink(Json sink, bool fused)
 {
     Json j = Json::parse(R"({"format": "tideline/1", "name": "parallel-restart",
       "settings": {"checkpoint": {"interval_ms": 20, "dir": "checkpoints"}},
@@ -36,6 +41,15 @@ Json withSink(Json sink)
       "edges": [{"from": "gen.out", "to": "wm.in"}, {"from": "wm.out", "to": "once.in"},
                 {"from": "once.out", "to": "per_second.in"}, {"from": "per_second.out", "to": "out.in"}]
     })");
+    if (fused) {
+        Json &gen = j["nodes"][0]["params"];
+        gen.erase("disorder");
+        gen["count"] = kFusedCount;
+        gen["rate_per_s"] = 20000; // 20 s of event time: 10,000 results, as many as above
+        j["nodes"].erase(2);       // `once`
+        j["edges"] = Json::parse(R"([{"from": "gen.out", "to": "wm.in"},
+            {"from": "wm.out", "to": "per_second.in"}, {"from": "per_second.out", "to": "out.in"}])");
+    }
     j["nodes"].push_back(std::move(sink));
     return j;
 }
@@ -85,12 +99,21 @@ class TestParallelRestart : public QObject
 private Q_SLOTS:
     void initTestCase()
     {
-        const QString err = m_mock.start(3, {"par_out:2"});
+        const QString err = m_mock.start(3, {"par_out:2", "par_fused:2"});
         QVERIFY2(err.isEmpty(), qPrintable(err));
+    }
+
+    void fatalProducerErrorRestartsTheParallelStages_data()
+    {
+        QTest::addColumn<bool>("fused");
+        QTest::newRow("rounds: dedup, then the window") << false;
+        QTest::newRow("fused: generator, watermark, window") << true;
     }
 
     void fatalProducerErrorRestartsTheParallelStages()
     {
+        QFETCH(bool, fused);
+        const long long count = fused ? kFusedCount : 40000;
         // The reference: parallelism 1, into a file.
         std::set<std::string> want;
         {
@@ -99,7 +122,8 @@ private Q_SLOTS:
             std::string error;
             auto job = makeJob(
                 withSink(
-                    {{"id", "out"}, {"kind", "sink.file"}, {"params", {{"path", "out.jsonl"}}}}),
+                    {{"id", "out"}, {"kind", "sink.file"}, {"params", {{"path", "out.jsonl"}}}},
+                    fused),
                 dir.path().toStdString(), 1, error, logs);
             QVERIFY2(job, error.c_str());
             QCOMPARE(job->run(), Job::Status::Finished);
@@ -119,11 +143,14 @@ private Q_SLOTS:
                                      {"kind", "sink.kafka"},
                                      {"params",
                                       {{"bootstrap_servers", m_mock.bootstrap.toStdString()},
-                                       {"topic", "par_out"}}}}),
+                                       {"topic", fused ? "par_fused" : "par_out"}}}},
+                                    fused),
                            dir.path().toStdString(), 2, error, logs);
         QVERIFY2(job, error.c_str());
         QVERIFY2(joined(logs).find("run as 2 instances each") != std::string::npos,
                  joined(logs).c_str());
+        const std::string fusedLine = "`gen` -> `wm` -> `per_second` fused";
+        QCOMPARE(joined(logs).find(fusedLine) != std::string::npos, fused);
         // Until a checkpoint completed with part of the input through.
         QElapsedTimer t;
         t.start();
@@ -138,7 +165,7 @@ private Q_SLOTS:
             QTest::qWait(2);
         }
         QVERIFY(checkpointed());
-        QVERIFY2(job->snapshot().recordsRead < 40000, "the error must land mid-run");
+        QVERIFY2(job->snapshot().recordsRead < count, "the error must land mid-run");
         QCOMPARE(m_mock.command("err 0 OUT_OF_ORDER_SEQUENCE_NUMBER"), QString("ok"));
         const Job::Status st = runUntilDone(*job, 60000);
         const std::string all = joined(logs);
@@ -146,14 +173,19 @@ private Q_SLOTS:
         QVERIFY2(job->snapshot().restarts >= 1, all.c_str());
         QVERIFY2(all.find("restart 1/3 after: node `out`") != std::string::npos, all.c_str());
         QVERIFY2(all.find("restoring from checkpoint") != std::string::npos, all.c_str());
-        QVERIFY2(all.find("parallelism 2: `once`, `per_second` made again as instances")
+        QVERIFY2(all.find(fused ? "parallelism 2: `per_second` made again as instances"
+                                : "parallelism 2: `once`, `per_second` made again as instances")
                      != std::string::npos,
                  all.c_str());
+        if (fused) { // fused again after the restart, from the restored generator position
+            const auto first = all.find(fusedLine);
+            QVERIFY2(all.find(fusedLine, first + 1) != std::string::npos, all.c_str());
+        }
         job.reset();
         QCOMPARE(m_mock.command("clear 0"), QString("ok"));
 
         std::set<std::string> got;
-        for (const auto &l : kcatConsume(m_mock.bootstrap, "par_out"))
+        for (const auto &l : kcatConsume(m_mock.bootstrap, fused ? "par_fused" : "par_out"))
             got.insert(canonical(l.split('\t').back().toStdString()));
         std::size_t missing = 0, extra = 0;
         for (const auto &w : want)

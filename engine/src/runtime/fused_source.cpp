@@ -231,18 +231,32 @@ int FusedSource::partitions() const
 
 void FusedSource::snapshotState(StateWriter &w) const
 {
-    if (m_file && !m_sequential)
-        throw std::runtime_error("a savepoint cannot be taken while the file is read in chunks "
-                                 "by the fused path (run with TIDELINE_FUSED=0)");
+    // The inner source is where the chunks handed over end (handFile, setPosition): chunks
+    // made ahead are not in the state, and are made again after a restore.
     m_inner->snapshotState(w);
 }
 
 void FusedSource::restoreState(StateReader &r)
 {
-    m_queue->drain();
+    drain();
     m_inner->restoreState(r);
     m_issued = -1;
-    m_sequential = m_file != nullptr; // a file restored reads on by itself
+    if (!m_file)
+        return;
+    // Ranges again from the restored line on (a line start), unless the file can no longer be
+    // split: then it reads on by itself.
+    sources::FileChunkConfig cfg;
+    std::uint64_t offset = 0, line = 0;
+    m_sequential = !m_file->fuse(cfg, offset, line);
+    m_start = m_next = offset;
+    m_baseLine = line;
+    m_fileStart = line == 0;
+    m_issuedAll = false;
+}
+
+void FusedSource::drain()
+{
+    m_queue->drain();
 }
 
 std::unique_ptr<FusedChunk> FusedSource::makeChunk()
@@ -298,6 +312,10 @@ bool FusedSource::handFile(FusedChunk &c, Round &r)
     }
     if (c.last)
         m_file->resumeAt(c.file->endOffset, m_baseLine); // anything appended since, then End
+    else if (c.file->resumeOffset > 0)
+        // The source's own position follows the chunks handed over, as a generator's does, so
+        // a checkpoint here saves the line after this chunk's last one.
+        m_file->resumeAt(c.file->resumeOffset, m_baseLine);
     return c.last;
 }
 
@@ -356,8 +374,8 @@ void Runtime::planFused(const std::function<void(const std::string &)> &note)
 {
     if (const char *off = std::getenv("TIDELINE_FUSED"); off && std::string_view(off) == "0")
         return;
-    if (m_spec.settings.contains("checkpoint") || m_options.feed || m_options.capture)
-        return; // the rounds' path (parallel_stage.cpp), which checkpoints its stages
+    if (m_options.feed || m_options.capture)
+        return; // the rounds' path (parallel_stage.cpp)
     for (int v : m_order) {
         Node &stageNode = m_nodes[static_cast<std::size_t>(v)];
         auto *stage = dynamic_cast<parallel::ParallelStage *>(stageNode.op.get());

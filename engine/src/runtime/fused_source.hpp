@@ -17,8 +17,9 @@
 // become side errors of the round, their line numbers completed at hand-over. After the last
 // range, or at a CSV record whose quoted cell spans lines (which a range cannot cut), the file
 // source reads on by itself on the loop thread from there, through the graph as without the
-// fused path. (A savepoint while a file is read fused is refused: its position between ranges
-// is not a line start the source knows.)
+// fused path. The inner source's position follows the chunks handed over (the generator's
+// index, the file's line start after the chunk's last line), so a checkpoint or savepoint saves
+// what the single-threaded source would after the same records.
 //
 // [Threading] A FusedChunk is run by one thread between submit and finish (chunk_runner.hpp);
 // it reads the source's and watermark node's configuration only, and writes only its round.
@@ -122,6 +123,9 @@ public:
     void reportMetrics(observe::NodeMetrics &m) const override { m_inner->reportMetrics(m); }
     void snapshotState(StateWriter &w) const override;
     void restoreState(StateReader &r) override;
+    /// Waits for the chunks in flight and drops them (they read the stage's configuration:
+    /// before the stage goes, reopenOperators drains).
+    void drain();
     std::string stateFingerprint() const override { return m_inner->stateFingerprint(); }
 
     /// Events per chunk: a round's hand-over (a lock, a wake-up per worker) is noise next to it.

@@ -6,6 +6,7 @@
 #include "checkpoint/coordinator.hpp"
 #include "checkpoint/folder_lock.hpp"
 #include "lineage/lineage_store.hpp"
+#include "runtime/fused_source.hpp"
 #include "runtime/parallel.hpp"
 #include "runtime/recoverable.hpp"
 #include "runtime/runtime.hpp"
@@ -76,6 +77,10 @@ bool Runtime::restartFromCheckpoint(const std::string &why)
 
 Status Runtime::reopenOperators()
 {
+    // A fused source's chunks in flight read its stage's configuration: they go first.
+    for (auto &node : m_nodes)
+        if (auto *fused = dynamic_cast<parallel::FusedSource *>(node.op.get()))
+            fused->drain();
     // Sinks close before the sources they read from (reverse topological order).
     for (auto it = m_order.rbegin(); it != m_order.rend(); ++it)
         m_nodes[static_cast<std::size_t>(*it)].op.reset();
@@ -100,7 +105,14 @@ Status Runtime::reopenOperators()
     m_recordsRead = 0;
     if (Status s = openOperators(); !s.ok())
         return s;
-    return remakeParallelStages();
+    if (Status s = remakeParallelStages(); !s.ok())
+        return s;
+    // The same chains fused again (the plan's conditions are the spec's and the routes').
+    const int n = resolveParallelism(m_spec, m_options);
+    planFused([this, n](const std::string &line) {
+        log("parallelism " + std::to_string(n) + ": " + line);
+    });
+    return {};
 }
 
 } // namespace tideline

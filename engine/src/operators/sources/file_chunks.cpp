@@ -61,6 +61,7 @@ void FileChunk::run() noexcept
     stop = false;
     stopOffset = 0;
     readError.clear();
+    resumeOffset = 0;
     try {
         parseRange();
         endOffset = m_base + m_buf.size();
@@ -125,7 +126,11 @@ void FileChunk::parseRange()
                 return;
         }
     }
+    // From the first line start on, the position after the lines so far (0 until then: a range
+    // in which no line starts moves the source's position nowhere).
+    resumeOffset = m_base + pos;
     while (pos < limit()) {
+        resumeOffset = m_base + pos;
         if (pos >= m_buf.size() && (m_eofSeen || !readMore(kStep)))
             break; // the file ends at a line start
         // The end of the line that starts at pos.
@@ -164,8 +169,10 @@ void FileChunk::parseRange()
         // The file's last line, without a trailing newline.
         if (!line(std::string_view(m_buf.data() + pos, m_buf.size() - pos), pos))
             return;
-        break;
+        resumeOffset = m_base + m_buf.size();
+        return;
     }
+    resumeOffset = m_base + pos;
 }
 
 std::uint64_t FileChunk::skipLongLine(std::size_t pos)

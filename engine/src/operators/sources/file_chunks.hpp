@@ -96,6 +96,9 @@ public:
     std::vector<Record> spare; ///< the last run's records, parsed into again
     /// Where reading ended (the range to the end: the file's end as read).
     std::uint64_t endOffset = 0;
+    /// Where the first line after this chunk's lines starts (the next range's first line, or
+    /// the end): the source's position once this chunk is handed over, for a checkpoint.
+    std::uint64_t resumeOffset = 0;
 
 private:
     void parseRange();
