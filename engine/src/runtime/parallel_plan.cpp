@@ -43,14 +43,18 @@ std::vector<std::string> windowKey(const graph::Node &node)
 
 } // namespace
 
+void Runtime::logParallelism(const std::string &line) const
+{
+    log("parallelism " + std::to_string(resolveParallelism(m_spec, m_options)) + ": " + line);
+}
+
 Status Runtime::planParallel()
 {
     const int n = resolveParallelism(m_spec, m_options);
     if (n <= 1)
         return {};
-    auto note = [this, n](const std::string &line) {
-        if (m_options.log)
-            m_options.log("parallelism " + std::to_string(n) + ": " + line);
+    auto note = [this](const std::string &line) {
+        logParallelism(line);
     };
     // What the whole run cannot do in parallel yet. (Checkpoints and savepoints can: a stage
     // saves its instances as one keyed state, checkpoint/keyed_state.hpp.)

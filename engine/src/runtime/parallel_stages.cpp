@@ -41,9 +41,8 @@ Status Runtime::remakeParallelStages()
             return s;
         ids += (ids.empty() ? "`" : ", `") + m_nodes[static_cast<std::size_t>(plan->node)].id + "`";
     }
-    if (!ids.empty() && m_options.log)
-        m_options.log("parallelism " + std::to_string(resolveParallelism(m_spec, m_options)) + ": "
-                      + ids + " made again as instances after reopening the operators");
+    if (!ids.empty())
+        logParallelism(ids + " made again as instances after reopening the operators");
     return {};
 }
 

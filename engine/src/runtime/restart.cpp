@@ -108,10 +108,7 @@ Status Runtime::reopenOperators()
     if (Status s = remakeParallelStages(); !s.ok())
         return s;
     // The same chains fused again (the plan's conditions are the spec's and the routes').
-    const int n = resolveParallelism(m_spec, m_options);
-    planFused([this, n](const std::string &line) {
-        log("parallelism " + std::to_string(n) + ": " + line);
-    });
+    planFused([this](const std::string &line) { logParallelism(line); });
     return {};
 }
 

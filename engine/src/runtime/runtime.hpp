@@ -176,6 +176,8 @@ private:
     /// After planParallel: each chain source.generator -> watermark -> parallel stage that the
     /// fused path covers gets a parallel::FusedSource (fused_source.hpp); logs each one.
     void planFused(const std::function<void(const std::string &)> &note);
+    /// A line of the parallel plan's log: "parallelism N: <line>".
+    void logParallelism(const std::string &line) const;
     /// Node cfg.node becomes a ParallelStage: its operator is instance 0, N - 1 more are made
     /// (parallel_stages.cpp). The plan is kept so that reopenOperators() makes it again.
     [[nodiscard]] Status makeParallelStage(const parallel::StageConfig &cfg);

@@ -126,11 +126,7 @@ void FileChunk::parseRange()
                 return;
         }
     }
-    // From the first line start on, the position after the lines so far (0 until then: a range
-    // in which no line starts moves the source's position nowhere).
-    resumeOffset = m_base + pos;
     while (pos < limit()) {
-        resumeOffset = m_base + pos;
         if (pos >= m_buf.size() && (m_eofSeen || !readMore(kStep)))
             break; // the file ends at a line start
         // The end of the line that starts at pos.
@@ -172,6 +168,9 @@ void FileChunk::parseRange()
         resumeOffset = m_base + m_buf.size();
         return;
     }
+    // The line start after the chunk's lines. (It stays 0 when no line starts in the range,
+    // above: such a chunk moves the source's position nowhere. A chunk that stops at a CSV
+    // record has stopOffset instead.)
     resumeOffset = m_base + pos;
 }
 
