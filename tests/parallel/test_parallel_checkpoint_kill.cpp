@@ -1,17 +1,25 @@
 // Issue 22 (label `slow`): a parallel checkpointed run killed with SIGKILL recovers exactly.
-// tideline-run --parallelism 2 runs the stress pipeline beside this file (dedup, tumbling with
-// allowed lateness, sliding over its results, sessions; paced so that kills land mid-run)
-// with checkpoints every 300 ms into RocksDB, is killed at random points and restarted (at
-// parallelism 2, or 1 or 3 every third restart: a checkpoint restores at any parallelism)
-// until it finishes. Its exactly-once sink.file outputs must be byte-identical to an
-// uninterrupted run's at parallelism 1, and the kills must have landed after checkpoints.
+// tideline-run --parallelism 2 runs a pipeline with checkpoints into RocksDB, is killed at
+// random points and restarted (at parallelism 2, or 1 or 3 every third restart: a checkpoint
+// restores at any parallelism) until it finishes. Its exactly-once sink.file outputs must be
+// byte-identical to an uninterrupted run's at parallelism 1, and the kills must have landed
+// after checkpoints. Two shapes, two paths through the runtime:
+// - the stress pipeline beside this file (dedup, tumbling with allowed lateness, sliding over
+//   its results, sessions; paced so that kills land mid-run): the rounds' path;
+// - source -> watermark -> one keyed window, over a large file and over the ordered generator:
+//   the fused path (records made or parsed, stamped and routed on the workers; the source's
+//   position follows the chunks handed over), unpaced, so large enough to be killed mid-run.
 
 #include "cli_process.hpp"
 #include "test_support.hpp"
 
 #include <QRandomGenerator>
+#include <QElapsedTimer>
+#include <QThread>
 #include <QtTest>
 
+#include <fstream>
+#include <functional>
 #include <map>
 
 namespace fs = std::filesystem;
@@ -19,7 +27,7 @@ using tideline::testing::completeIds;
 
 namespace {
 
-std::string pipeline()
+std::string stressPipeline()
 {
     std::string json
         = tideline::testing::readFile(TIDELINE_SOURCE_DIR "/tests/parallel/pipelines/stress.json");
@@ -34,6 +42,47 @@ std::string pipeline()
     json.insert(f + format.size(),
                 R"( "settings": {"checkpoint": {"interval_ms": 300, "dir": "checkpoints"}},)");
     return json;
+}
+
+/// The fused chain: `source` (a node's JSON) -> watermark -> a keyed 10 s tumbling window, its late
+/// records and both nodes' errors into one dead-letter sink; checkpoints every 40 ms.
+std::string fusedPipeline(const std::string &source)
+{
+    return R"({"format": "tideline/1", "name": "fused-kill",
+  "settings": {"checkpoint": {"interval_ms": 40, "dir": "checkpoints"}},
+  "nodes": [)"
+           + source + R"(,
+    {"id": "wm", "kind": "watermark", "params": {"time_field": "event_time", "max_out_of_orderness_ms": 100}},
+    {"id": "per_user", "kind": "window", "params": {"type": "tumbling", "size_ms": 10000,
+      "key": ["user_id"], "aggregates": [{"op": "count", "as": "n"}, {"op": "sum", "field": "value", "as": "total"}]}},
+    {"id": "results", "kind": "sink.file", "params": {"path": "out/results.jsonl"}},
+    {"id": "dead", "kind": "sink.file", "params": {"path": "out/dead.jsonl"}}],
+  "edges": [{"from": "src.out", "to": "wm.in"}, {"from": "wm.out", "to": "per_user.in"},
+    {"from": "per_user.out", "to": "results.in"}, {"from": "per_user.late", "to": "dead.in"},
+    {"from": "src.errors", "to": "dead.in"}, {"from": "wm.errors", "to": "dead.in"}]})";
+}
+
+/// `lines` JSON lines into dir/data/events.jsonl: times up to 400 ms out of order (late
+/// records past the 100 ms delay), every 997th line malformed (its `file:line` must survive).
+void writeEvents(const std::string &dir, long long lines)
+{
+    fs::create_directories(dir + "/data");
+    std::ofstream out(dir + "/data/events.jsonl", std::ios::binary);
+    std::string text;
+    for (long long i = 1; i <= lines; ++i) {
+        if (i % 997 == 0)
+            text += "{\"event_id\":" + std::to_string(i) + ",\"user_id\":oops}\n";
+        else
+            text += "{\"event_id\":" + std::to_string(i) + ",\"user_id\":"
+                    + std::to_string(i * 31 % 200) + ",\"value\":" + std::to_string(i % 97)
+                    + ",\"event_time\":"
+                    + std::to_string(1700000000000LL + i + i * 7919 % 400) + "}\n";
+        if (text.size() > (1 << 20)) {
+            out << text;
+            text.clear();
+        }
+    }
+    out << text;
 }
 
 std::map<std::string, std::string> outputs(const std::string &dir)
@@ -51,14 +100,29 @@ std::map<std::string, std::string> outputs(const std::string &dir)
 using Proc = tideline::testing::KilledOrFinished;
 
 /// Runs tideline-run at parallelism `n` in `dir`; kills it (SIGKILL) after `killAfterMs`
-/// unless it finished first (<= 0: never). TIDELINE_CHECKPOINT_SYNC is unset for the whole
-/// test (initTestCase): the runs checkpoint as in production.
-Proc run(const std::string &dir, int n, int killAfterMs)
+/// unless it finished first (<= 0: never). With `afterNewCheckpoint`, the delay starts once
+/// the run has completed a checkpoint of its own (or after 5 s): a fast run is then killed
+/// mid-stream, past a checkpoint, whatever the machine's speed. TIDELINE_CHECKPOINT_SYNC is
+/// unset for the whole test (initTestCase): the runs checkpoint as in production.
+Proc run(const std::string &dir, int n, int killAfterMs, bool afterNewCheckpoint = false)
 {
+    const auto newest = [&] {
+        const auto ids = completeIds(dir + "/checkpoints");
+        return ids.empty() ? std::int64_t{-1} : ids.back();
+    };
+    const std::int64_t before = newest();
+    std::function<void()> waitForCheckpoint;
+    if (afterNewCheckpoint)
+        waitForCheckpoint = [&] {
+            QElapsedTimer t;
+            t.start();
+            while (newest() <= before && t.elapsed() < 5000)
+                QThread::msleep(2);
+        };
     return tideline::testing::runOrKill(
         TIDELINE_RUN_EXE,
         {"--parallelism", QString::number(n), QString::fromStdString(dir + "/pipeline.json")}, dir,
-        killAfterMs);
+        killAfterMs, {}, waitForCheckpoint);
 }
 
 } // namespace
@@ -66,19 +130,27 @@ Proc run(const std::string &dir, int n, int killAfterMs)
 class TestParallelCheckpointKill : public QObject
 {
     Q_OBJECT
-private Q_SLOTS:
-    void initTestCase() { qunsetenv("TIDELINE_CHECKPOINT_SYNC"); }
-
-    void killedParallelRunRecoversExactly()
+    /// Kills and restarts `pipeline` (written into each folder by `prepare`) as described at
+    /// the top; `expectLog` must be in the log of a parallel run (the path it takes). The
+    /// kills land [minKillMs, maxKillMs) after the start, or with `afterNewCheckpoint` after
+    /// the run's first checkpoint.
+    void killAndRecover(const std::string &pipeline,
+                        const std::function<void(const std::string &)> &prepare,
+                        std::size_t outputCount,
+                        const QString &expectLog,
+                        int minKillMs,
+                        int maxKillMs,
+                        bool afterNewCheckpoint = false)
     {
         std::map<std::string, std::string> reference;
         {
             tideline::testing::TempDir ref;
-            tideline::testing::writeFile(ref.file("pipeline.json"), pipeline());
+            tideline::testing::writeFile(ref.file("pipeline.json"), pipeline);
+            prepare(ref.path.string());
             Proc r = run(ref.path.string(), 1, 0);
             QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.err));
             reference = outputs(ref.path.string());
-            QCOMPARE(reference.size(), std::size_t(7));
+            QCOMPARE(reference.size(), outputCount);
         }
 
         const quint32 seed = QRandomGenerator::global()->generate();
@@ -86,15 +158,18 @@ private Q_SLOTS:
         qInfo("kill delays seed %u", seed);
         tideline::testing::TempDir w;
         const std::string dir = w.path.string();
-        tideline::testing::writeFile(dir + "/pipeline.json", pipeline());
+        tideline::testing::writeFile(dir + "/pipeline.json", pipeline);
+        prepare(dir);
         int kills = 0, afterCheckpoint = 0, restarts = 0;
-        bool parallelSeen = false;
+        bool parallelSeen = false, pathSeen = false;
         while (kills < 8) {
             // Every third restart at another parallelism: 2, 2, 1, 2, 2, 3, ...
             const int n = restarts % 3 != 2 ? 2 : (restarts % 6 == 2 ? 1 : 3);
             ++restarts;
-            Proc r = run(dir, n, static_cast<int>(rng.bounded(500, 1500)));
+            Proc r = run(dir, n, static_cast<int>(rng.bounded(minKillMs, maxKillMs)),
+                         afterNewCheckpoint);
             parallelSeen = parallelSeen || r.err.contains("run as 2 instances each");
+            pathSeen = pathSeen || (n > 1 && r.err.contains(expectLog));
             QVERIFY2(!r.err.contains("runs single-threaded"), qPrintable(r.err));
             if (r.finished) {
                 QVERIFY2(r.exitCode == 0, qPrintable(r.err));
@@ -107,6 +182,7 @@ private Q_SLOTS:
         QVERIFY2(last.finished && last.exitCode == 0, qPrintable(last.err));
         qInfo("%d kills (%d after a complete checkpoint)", kills, afterCheckpoint);
         QVERIFY2(parallelSeen, "the runs did not run in parallel");
+        QVERIFY2(pathSeen, qPrintable("no parallel run logged \"" + expectLog + "\""));
         QVERIFY2(kills >= 4 && afterCheckpoint >= 3, "too few kills landed mid-run");
         const auto got = outputs(dir);
         QCOMPARE(got.size(), reference.size());
@@ -119,6 +195,33 @@ private Q_SLOTS:
                                     .arg(got.at(path).size())
                                     .arg(content.size())));
         }
+    }
+
+private Q_SLOTS:
+    void initTestCase() { qunsetenv("TIDELINE_CHECKPOINT_SYNC"); }
+
+    void killedParallelRunRecoversExactly()
+    {
+        killAndRecover(stressPipeline(), [](const std::string &) {}, 7, "run as 2 instances each",
+                       500, 1500);
+    }
+
+    // Unpaced, the fused runs are fast (a few hundred ms for these inputs at parallelism 2):
+    // checkpoints every 40 ms, and each kill lands 1 to 100 ms after the run's first one.
+    void killedFusedFileRunRecoversExactly()
+    {
+        killAndRecover(
+            fusedPipeline(
+                R"({"id": "src", "kind": "source.file", "params": {"path": "data/events.jsonl"}})"),
+            [](const std::string &dir) { writeEvents(dir, 4000000); }, 2, "fused: records made",
+            1, 100, true);
+    }
+
+    void killedFusedGeneratorRunRecoversExactly()
+    {
+        killAndRecover(fusedPipeline(R"({"id": "src", "kind": "source.generator", "params":
+            {"count": 20000000, "keys": 500, "rate_per_s": 20000, "seed": 5}})"),
+                       [](const std::string &) {}, 2, "fused: records made", 1, 100, true);
     }
 };
 
