@@ -139,6 +139,9 @@ bool readBlocks(std::string_view bytes, std::vector<Entry> &out)
             batch.count = static_cast<int>(b.count);
             batch.rawAt = b.payload.data();
             batch.rawEnd = b.payload.data() + b.payload.size();
+            batch.rawBase = b.payload.data();
+            batch.rawEnds = b.lineEnds.data();
+            FUZZ_CHECK(b.lineEnds.size() == static_cast<std::size_t>(b.count), fuzz::shown(bytes));
             batch.rawHasOffset = b.firstOffset.has_value();
             batch.rawOffset = b.firstOffset.value_or(0);
             for (std::size_t i = before; i < out.size(); ++i) {

@@ -394,6 +394,49 @@ private slots:
         QVERIFY(back.back().end);
     }
 
+    void lineEndsAreFoundAtEveryAlignment()
+    {
+        // readBlock keeps where each line ends (the replay takes lines there, no second newline
+        // search): lines of every length from 0 to 99, so that ends fall at every offset of the
+        // 16- and 32-byte vector steps, and runs of empty lines, 32 ends in one step.
+        QTemporaryDir tmp;
+        const std::string dir = tmp.path().toStdString() + "/rec";
+        std::string error;
+        auto w = Writer::create(dir, twoSources(), {}, error);
+        std::vector<Entry> in;
+        for (int i = 0; i < 3000; ++i) {
+            Entry e;
+            e.atMs = i / 1000;
+            e.source = 1;
+            e.offset = i + 1;
+            e.value = i % 500 < 100 ? std::string() : std::string(std::size_t(i % 100), 'x');
+            in.push_back(e);
+        }
+        for (const auto &e : in)
+            QVERIFY(w->add(e));
+        QCOMPARE(w->finish("end of input"), std::string());
+        const std::string text = readFile(dir + "/records.tsv");
+        std::string why;
+        int blocks = 0;
+        for (std::size_t at = 0; at < text.size(); ++blocks) {
+            Block b;
+            QCOMPARE(readBlock(std::string_view(text).substr(at), b, why), BlockCheck::Whole);
+            std::vector<std::size_t> expected;
+            for (std::size_t k = 0; k < b.payload.size(); ++k)
+                if (b.payload[k] == '\n')
+                    expected.push_back(k);
+            QCOMPARE(b.lineEnds, expected);
+            QCOMPARE(b.lineEnds.size(), std::size_t(b.kind == 'E' ? 0 : b.count));
+            at += b.size;
+        }
+        QVERIFY(blocks >= 3);
+        auto back = readAll(dir, error);
+        QVERIFY2(error.empty(), error.c_str());
+        QCOMPARE(back.size(), in.size());
+        for (std::size_t i = 0; i < in.size(); ++i)
+            compareEntries(back[i], in[i]);
+    }
+
     void anEditedManifestIsRefused()
     {
         QTemporaryDir tmp;

@@ -10,12 +10,13 @@
 #include "checkpoint/checksum.hpp"
 #include "recording/line_text.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <limits>
 
-#ifdef __SSE2__
-#include <emmintrin.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
 #endif
 
 namespace tideline::recording {
@@ -56,27 +57,90 @@ bool parseHex(std::string_view s, std::uint32_t &v)
     return true;
 }
 
-/// The '\n' in `s`, 16 bytes at a time (a block's payload is checked to hold `count` lines
-/// before any of them is handed on; SSE2 needs no POPCNT: byte counters summed by PSADBW).
-std::size_t countNewlines(std::string_view s)
+// The offset of every '\n' in a block's payload, found once when the block is checked (its
+// count must match the header's before any line is handed on) and kept, so that taking a line
+// later is a load, not another newline search: on a mapped recording this scan is the first
+// pass over bytes that come from memory, and one sequential pass that also yields the lines
+// costs about what source.file's read() copy and memchr cost (docs/benchmarks.md, issue 19).
+// The ends grow in steps of a vector's slack, checked once per 32 (or 16) bytes scanned.
+using EndFinder = void (*)(std::string_view, std::vector<std::size_t> &);
+
+void lineEndsScalar(std::string_view s, std::vector<std::size_t> &ends)
+{
+    for (std::size_t i = 0; i < s.size(); ++i)
+        if (s[i] == '\n')
+            ends.push_back(i);
+}
+
+#if defined(__x86_64__)
+/// The vector loops' end: `n` ends found in s[0, i), the rest of `s` byte by byte.
+void lineEndsFrom(std::string_view s, std::size_t i, std::size_t n, std::vector<std::size_t> &ends)
+{
+    ends.resize(n);
+    lineEndsScalar(s.substr(i), ends);
+    for (std::size_t k = n; k < ends.size(); ++k)
+        ends[k] += i;
+}
+
+template<std::size_t Step>
+std::size_t *roomFor(std::vector<std::size_t> &ends, std::size_t n)
+{
+    if (ends.size() < n + Step)
+        ends.resize(std::max<std::size_t>(2 * ends.size(), n + Step));
+    return ends.data();
+}
+
+void lineEndsSse2(std::string_view s, std::vector<std::size_t> &ends)
 {
     std::size_t n = 0, i = 0;
-    const char *p = s.data();
-#ifdef __SSE2__
-    const __m128i nl = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
-    while (i + 16 <= s.size()) {
-        __m128i acc = zero;
-        for (int k = 0; k < 255 && i + 16 <= s.size(); ++k, i += 16)
-            acc = _mm_sub_epi8(
-                acc, _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i)), nl));
-        const __m128i sums = _mm_sad_epu8(acc, zero);
-        n += static_cast<std::size_t>(_mm_cvtsi128_si32(sums))
-             + static_cast<std::size_t>(_mm_cvtsi128_si32(_mm_srli_si128(sums, 8)));
+    std::size_t *out = roomFor<16>(ends, 0);
+    const __m128i nl = _mm_set1_epi8('\n');
+    for (; i + 16 <= s.size(); i += 16) {
+        auto m = static_cast<unsigned>(_mm_movemask_epi8(
+            _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i *>(s.data() + i)), nl)));
+        if (!m)
+            continue;
+        out = roomFor<16>(ends, n);
+        for (; m; m &= m - 1)
+            out[n++] = i + static_cast<std::size_t>(__builtin_ctz(m));
     }
+    lineEndsFrom(s, i, n, ends);
+}
+
+__attribute__((target("avx2"))) void lineEndsAvx2(std::string_view s,
+                                                  std::vector<std::size_t> &ends)
+{
+    std::size_t n = 0, i = 0;
+    std::size_t *out = roomFor<32>(ends, 0);
+    const __m256i nl = _mm256_set1_epi8('\n');
+    for (; i + 32 <= s.size(); i += 32) {
+        auto m = static_cast<unsigned>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(
+            _mm256_loadu_si256(reinterpret_cast<const __m256i *>(s.data() + i)), nl)));
+        if (!m)
+            continue;
+        out = roomFor<32>(ends, n);
+        for (; m; m &= m - 1)
+            out[n++] = i + static_cast<std::size_t>(__builtin_ctz(m));
+    }
+    lineEndsFrom(s, i, n, ends);
+}
+
+EndFinder pickEndFinder()
+{
+    return __builtin_cpu_supports("avx2") ? lineEndsAvx2 : lineEndsSse2;
+}
+#else
+EndFinder pickEndFinder()
+{
+    return lineEndsScalar;
+}
 #endif
-    for (; i < s.size(); ++i)
-        n += p[i] == '\n';
-    return n;
+
+void findLineEnds(std::string_view s, std::vector<std::size_t> &ends)
+{
+    static const EndFinder find = pickEndFinder();
+    ends.clear();
+    find(s, ends);
 }
 
 void appendHeader(std::string &out,
@@ -284,11 +348,16 @@ BlockCheck readBlock(std::string_view bytes, Block &b, std::string &why)
         return BlockCheck::Torn;
     b.payload = bytes.substr(b.headerSize, static_cast<std::size_t>(payloadBytes));
     b.size = b.headerSize + b.payload.size();
+    // The lines found before the CRC, though the CRC's verdict is reported first: the scan is
+    // one sequential stream, the first pass over bytes a mapped recording has not touched yet,
+    // and leaves them in L2 for the CRC's three interleaved lanes, which stall on memory when
+    // they go first (in that order the two took twice the CPU, docs/benchmarks.md).
+    findLineEnds(b.payload, b.lineEnds);
+    const std::size_t lines = b.lineEnds.size();
     if (checkpoint::crc32c(b.payload) != payloadCrc) {
         why = "its records fail the block's CRC (the block was edited or damaged)";
         return BlockCheck::Bad;
     }
-    const std::size_t lines = countNewlines(b.payload);
     if (lines != static_cast<std::size_t>(b.count)
         || (!b.payload.empty() && b.payload.back() != '\n')) {
         why = "holds " + std::to_string(lines) + " lines but its header says "
@@ -351,6 +420,8 @@ std::string blockEntries(const Block &b, std::vector<Entry> &out)
     }
     std::size_t at = 0;
     for (std::int64_t i = 0; i < b.count; ++i) {
+        // Found again, not taken from lineEnds: this is the slow path, and the fuzz harness
+        // holds the ends against it.
         const std::size_t nl = b.payload.find('\n', at);
         if (nl == std::string_view::npos)
             return "row " + std::to_string(i + 1) + ": missing";

@@ -114,8 +114,6 @@ Reader::Got Reader::nextViewInBlock(LineView &v, Entry &e, int &source, bool may
     }
     source = m_blockSource;
     const Block &b = m_block;
-    const std::size_t payloadEnd
-        = static_cast<std::size_t>(b.payload.data() - m_data) + b.payload.size();
     if (b.kind == 'E') {
         ++m_blockTaken;
         v.atMs = b.atMs;
@@ -128,12 +126,13 @@ Reader::Got Reader::nextViewInBlock(LineView &v, Entry &e, int &source, bool may
         v.end = true;
         return Got::View;
     }
-    // The block holds exactly `count` lines, the last ended by '\n' (readBlock checked).
+    // The block holds exactly `count` lines, the last ended by '\n' (readBlock checked and
+    // kept where each ends).
     const char *from = m_data + m_blockAt;
-    const auto *nl = static_cast<const char *>(std::memchr(from, '\n', payloadEnd - m_blockAt));
+    const std::int64_t index = m_blockTaken++;
+    const char *nl = b.payload.data() + b.lineEnds[static_cast<std::size_t>(index)];
     const std::string_view row(from, static_cast<std::size_t>(nl - from));
     m_blockAt += row.size() + 1;
-    const std::int64_t index = m_blockTaken++;
     m_line = m_blockLine + 1 + index;
     if (b.kind == 'R') {
         v.atMs = b.atMs;
@@ -185,6 +184,8 @@ Reader::Run Reader::peekRun(RawRun &run, bool mayRead)
     run.count = m_blockYields - m_blockTaken;
     run.begin = m_data + m_blockAt;
     run.end = b.payload.data() + b.payload.size();
+    run.base = b.payload.data();
+    run.ends = b.lineEnds.data() + m_blockTaken;
     return Run::Lines;
 }
 

@@ -253,7 +253,8 @@ Feed::Next Replayer::nextLines(int source, bool anyTime, LineBatch *&out)
     LineBatch &batch = m_batch;
     batch.source = source;
     batch.count = batch.taken = 0;
-    batch.rawAt = batch.rawEnd = nullptr;
+    batch.rawAt = batch.rawEnd = batch.rawBase = nullptr;
+    batch.rawEnds = nullptr;
     if (batch.lines.empty()) // as many as the loop pulls from a source per turn (batchSize)
         batch.lines.resize(256);
     if (m_haveHead || m_exhausted) {
@@ -327,7 +328,8 @@ Feed::Next Replayer::nextLines(int source, bool anyTime, LineBatch *&out)
 }
 
 // /2: the rest of a block of raw lines, due and of this source, is the batch as it is: no
-// line is looked at here (the source's newline search finds them), only the block's counts.
+// line is looked at here (the source takes them at the ends the reader found), only the
+// block's counts.
 bool Replayer::takeRun(int source, LineBatch &batch)
 {
     Reader::RawRun run;
@@ -339,6 +341,8 @@ bool Replayer::takeRun(int source, LineBatch &batch)
     batch.count = static_cast<int>(run.count);
     batch.rawAt = run.begin;
     batch.rawEnd = run.end;
+    batch.rawBase = run.base;
+    batch.rawEnds = run.ends;
     batch.rawHasOffset = run.firstOffset.has_value();
     batch.rawOffset = run.firstOffset.value_or(0);
     if (run.partition) {

@@ -76,9 +76,12 @@ struct LineBatch
     int taken = 0; ///< how many the source has used: the rest are still the feed's next
     /// A run of raw lines instead of `lines` (a tideline-recording/2 block of a file's lines,
     /// as they were read): [rawAt, rawEnd) holds the count - taken lines left, each ended by
-    /// '\n', so taking one is the newline search source.file does on its file.
+    /// '\n' at rawBase + *rawEnds (the next line's; the reader found them when it checked the
+    /// block), so taking one is a load and a step.
     const char *rawAt = nullptr;
     const char *rawEnd = nullptr;
+    const char *rawBase = nullptr;
+    const std::size_t *rawEnds = nullptr;
     std::int64_t rawOffset = 0; ///< of the next raw line, when rawHasOffset
     bool rawHasOffset = false;
     bool left() const { return taken < count; }
@@ -86,8 +89,7 @@ struct LineBatch
     Line take()
     {
         if (rawAt) {
-            const auto *nl = static_cast<const char *>(
-                std::memchr(rawAt, '\n', static_cast<std::size_t>(rawEnd - rawAt)));
+            const char *nl = rawBase + *rawEnds++;
             Line l{std::string_view(rawAt, static_cast<std::size_t>(nl - rawAt)),
                    rawHasOffset ? std::optional<std::int64_t>(rawOffset++) : std::nullopt, nullptr};
             rawAt = nl + 1;

@@ -142,6 +142,9 @@ struct Block
     std::string_view payload;                ///< into the bytes given to readBlock
     std::size_t size = 0;                    ///< header and payload
     std::size_t headerSize = 0;
+    /// The offset in `payload` of each line's '\n' (readBlock finds them while it checks the
+    /// count): taking a line is then a load, not a newline search.
+    std::vector<std::size_t> lineEnds;
 };
 
 enum class BlockCheck {
@@ -289,6 +292,9 @@ public:
         std::int64_t count = 0;
         const char *begin = nullptr;
         const char *end = nullptr;
+        /// Each line's '\n', as offsets from `base` (the block's payload): count of them.
+        const char *base = nullptr;
+        const std::size_t *ends = nullptr;
     };
     enum class Run { Lines, Other, NeedRead, End };
     /// /2: when the next records are the rest of a block of raw lines, describes them (Lines)

@@ -189,10 +189,10 @@ LineReader::fromFeed(std::string_view &line, std::uint64_t &fullLength, bool rec
     // line of this source whatever its time, and the batch's lines are that.
     recording::LineBatch &batch = *m_batch;
     if (batch.rawAt) [[likely]] {
-        // A run of raw lines (/2): the newline search source.file does on its file, no more.
+        // A run of raw lines (/2): each ends where the reader found its '\n' when it checked
+        // the block, so taking one is a load.
         const char *at = batch.rawAt;
-        const auto *nl = static_cast<const char *>(
-            std::memchr(at, '\n', static_cast<std::size_t>(batch.rawEnd - at)));
+        const char *nl = batch.rawBase + *batch.rawEnds++;
         line = std::string_view(at, static_cast<std::size_t>(nl - at));
         batch.rawAt = nl + 1;
         ++batch.taken;
