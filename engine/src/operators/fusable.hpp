@@ -69,9 +69,12 @@ protected:
 class PreKeyed
 {
 public:
-    /// `key`: the record's key as the operator encodes it (the window's GroupKeyCodec); `time`:
+    /// `key`: the record's key as the operator encodes it (the window's GroupKeyCodec), `hash`
+    /// its keys::hashBytes (routing hashed it already: the tables need not again); `time`:
     /// rec.time, so that an on-time record whose aggregates read no field is never touched.
-    virtual void processKeyed(Record &&rec, Timestamp time, std::string_view key, Output &out) = 0;
+    virtual void processKeyed(
+        Record &&rec, Timestamp time, std::string_view key, std::uint64_t hash, Output &out)
+        = 0;
 
 protected:
     ~PreKeyed() = default;
@@ -102,6 +105,7 @@ public:
     /// processKeyed with the record's inputs (preAggregates().size() of them) instead of it.
     virtual void processInputs(Timestamp time,
                                std::string_view key,
+                               std::uint64_t hash,
                                const window::AggInput *inputs,
                                RecordMaker &maker,
                                Output &out)

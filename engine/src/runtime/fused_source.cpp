@@ -51,17 +51,31 @@ void FusedChunk::route(Round &r, Record &rec, std::uint32_t index, std::uint32_t
         m_groupKey.encode(rec, m_key);
     else
         m_dedupKey.encode(rec, m_key);
-    const int k = instanceOfKeyGroup(keyGroupOf(m_key), m_cfg.instances);
+    const std::uint64_t hash = keys::hashBytes(m_key);
+    const int k = instanceOfKeyGroup(keyGroupOfHash(hash), m_cfg.instances);
     InstanceIO &io = r.io[static_cast<std::size_t>(k)];
-    if (io.used == io.in.size())
-        io.in.emplace_back();
-    InItem &item = io.in[io.used++];
+    if (io.used == io.fused.size())
+        io.fused.resize(std::max<std::size_t>(64, 2 * io.fused.size()));
+    FusedItem &item = io.fused[io.used++];
+    item.hash = hash;
+    item.time = t;
+    item.w = m_localW;
     item.ptr = &rec;
+    item.step = step;
+    item.markTo = static_cast<std::uint32_t>(r.marks.size());
+    io.marksEnd = item.markTo;
+    item.index = index;
+    item.key = static_cast<std::uint32_t>(io.keys.size());
+    item.keySize = static_cast<std::uint32_t>(m_key.size());
+    io.keys.append(m_key);
     if (m_cfg.aggs) {
         // Only the inputs cross to the instance; the record is made again if it is late.
         item.ptr = nullptr;
-        item.inputs = static_cast<std::uint32_t>(io.inputs.size());
-        io.inputs.resize(io.inputs.size() + m_inputs.size());
+        const std::size_t need = io.inputsUsed + m_inputs.size();
+        if (need > io.inputs.size())
+            io.inputs.resize(std::max(need, 2 * io.inputs.size()));
+        item.inputs = static_cast<std::uint32_t>(io.inputsUsed);
+        io.inputsUsed = need;
         m_inputs.readAll(rec, io.inputs.data() + item.inputs);
         if (file) {
             item.text = static_cast<std::uint32_t>(r.text.size());
@@ -69,15 +83,6 @@ void FusedChunk::route(Round &r, Record &rec, std::uint32_t index, std::uint32_t
             r.text.append(file->lineText);
         }
     }
-    item.index = index;
-    item.time = t;
-    item.key.assign(m_key);
-    item.step = step;
-    item.w = m_localW;
-    item.watermark = false;
-    item.markFrom = io.marksEnd;
-    item.markTo = static_cast<std::uint32_t>(r.marks.size());
-    io.marksEnd = item.markTo;
     if (t > m_maxTs) {
         m_maxTs = t;
         const Timestamp w = satSub(satSub(t, m_cfg.delay), 1);
@@ -124,7 +129,8 @@ void FusedChunk::run() noexcept
     for (InstanceIO &io : r.io) {
         io.used = 0;
         io.marksEnd = 1;
-        io.inputs.clear();
+        io.keys.clear();
+        io.inputsUsed = 0;
     }
     r.text.clear();
     r.file = m_cfg.aggs ? m_cfg.file : nullptr;
@@ -165,7 +171,7 @@ void FusedChunk::run() noexcept
             if (!m_cfg.aggs)
                 for (InstanceIO &io : r.io)
                     for (std::size_t i = 0; i < io.used; ++i)
-                        io.in[i].ptr = &records[io.in[i].index];
+                        io.fused[i].ptr = &records[io.fused[i].index];
         }
     } catch (...) {
         error = std::current_exception();

@@ -31,6 +31,7 @@
 // the pool's mutex.
 
 #include "operators/keys/group_key_codec.hpp"
+#include "operators/keys/hash.hpp"
 #include "operators/keys/key_encoder.hpp"
 #include "operators/sources/chunk_runner.hpp"
 #include "operators/window/aggregates.hpp"
@@ -66,9 +67,18 @@ inline int instanceOfKeyGroup(int keyGroup, int n)
     return keyGroup * n / kKeyGroups;
 }
 
-/// Key group of a key encoded as the operator encodes it (parallel_stage.cpp): what routing
-/// and a restore split by key (parallel_checkpoint.cpp) both use.
-int keyGroupOf(std::string_view key);
+/// Key group of a key encoded as the operator encodes it, from its keys::hashBytes: what
+/// routing and a restore split by key (parallel_checkpoint.cpp) both use. The fused path hands
+/// the hash on to the instance, whose table then does not hash the key again.
+inline int keyGroupOfHash(std::uint64_t hash)
+{
+    static_assert(kKeyGroups == 128);
+    return static_cast<int>((hash * 0x9E3779B97F4A7C15ull) >> 57); // 7 bits
+}
+inline int keyGroupOf(std::string_view key)
+{
+    return keyGroupOfHash(keys::hashBytes(key));
+}
 
 struct Round;
 class Capture;

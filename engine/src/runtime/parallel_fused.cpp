@@ -31,7 +31,7 @@ public:
         , m_parser(parser)
     {
     }
-    const InItem *item = nullptr;
+    const FusedItem *item = nullptr;
 
     Record make() override
     {
@@ -108,23 +108,26 @@ void ParallelStage::runFused(int k, Round &round) noexcept
             op.processWatermark(round.wStart, out);
             seen = round.wStart;
         }
+        std::uint32_t marksFrom = 1; // the marks before the first record: marks[1, markTo)
         for (std::size_t i = 0; i < io.used; ++i) {
-            InItem &item = io.in[i];
+            FusedItem &item = io.fused[i];
             const Timestamp w = std::max(round.wStart, item.w);
-            if (w > seen && item.markFrom < item.markTo) {
-                c.atMarks(round.marks, item.markFrom, item.markTo);
+            if (w > seen && marksFrom < item.markTo) {
+                c.atMarks(round.marks, marksFrom, item.markTo);
                 op.processWatermark(w, out);
                 seen = w;
             }
+            marksFrom = item.markTo;
+            const std::string_view key(io.keys.data() + item.key, item.keySize);
             c.atRecord(item.step);
             // The record stays in the block unless the operator keeps it (late, dedup's pass):
             // the next chunk built into this round reuses its buffers.
             if (!item.ptr) { // its aggregate inputs (fusable::PreAggregated)
                 maker.item = &item;
-                inputs->processInputs(item.time, item.key, io.inputs.data() + item.inputs, maker,
-                                      out);
+                inputs->processInputs(item.time, key, item.hash, io.inputs.data() + item.inputs,
+                                      maker, out);
             } else if (keyed)
-                keyed->processKeyed(std::move(*item.ptr), item.time, item.key, out);
+                keyed->processKeyed(std::move(*item.ptr), item.time, key, item.hash, out);
             else
                 op.processRecord(0, std::move(*item.ptr), out);
         }

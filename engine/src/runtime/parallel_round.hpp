@@ -37,17 +37,29 @@ struct InItem
     /// before each of its records; its results are then told apart by end, see Capture).
     std::uint32_t markFrom = 0, markTo = 0;
     bool watermark = false;
-    /// A fused round's record: its key as the stage encodes it (fusable::PreKeyed), and the
-    /// record itself, in the round's RecordBlock (`record` stays empty).
-    std::string key;
+};
+
+/// A fused round's record in its instance's input (InstanceIO::fused): one cache line, written
+/// on the chunk's thread and read once on the instance's, so that the hand-over costs about one
+/// line per record (an InItem, 168 bytes with the Record it does not use here, cost three: in
+/// `perf`, its stores were a third of the chunk's time at parallelism 2).
+struct FusedItem
+{
+    std::uint64_t hash = 0;    ///< keys::hashBytes of the key: routed by it; the tables use it
+    Timestamp time = kMinTime; ///< its event time
+    Timestamp w = kMinTime;    ///< the chunk's watermark before it
+    /// The record in the round's RecordBlock (fusable::PreKeyed), or null: given as inputs
+    /// (fusable::PreAggregated) at InstanceIO::inputs[inputs], its line at Round::text[text,
+    /// text + textSize) (a file's; a generator's is made again from `index`).
     Record *ptr = nullptr;
-    Timestamp time = kMinTime; ///< ptr->time
-    std::uint32_t index = 0;   ///< of the record in the block (ptr is set once it stops growing)
-    /// A fused round's record given as inputs (ptr null, fusable::PreAggregated): its aggregate
-    /// inputs at InstanceIO::inputs[inputs], its line at Round::text[text, text + textSize) (a
-    /// file's; a generator's is made again from `index`).
+    std::uint32_t step = 0;
+    /// The marks given with it are marks[the previous item's markTo (1 for the first), markTo).
+    std::uint32_t markTo = 0;
+    std::uint32_t index = 0; ///< of the record in the block (ptr is set once it stops growing)
+    std::uint32_t key = 0, keySize = 0; ///< its key as the stage encodes it: InstanceIO::keys
     std::uint32_t inputs = 0, text = 0, textSize = 0;
 };
+static_assert(sizeof(FusedItem) == 64);
 
 struct BlockHome;
 
@@ -124,13 +136,19 @@ struct InstanceIO
     std::vector<Wrapped> wrapped;
     std::vector<SortKey> sortKeys;
     std::vector<Value> values; ///< decoded key values of sortKeys (views into their bytes)
-    std::vector<window::AggInput> inputs; ///< a fused round's records' aggregate inputs
+    /// A fused round's records ([0, used) this round's; the slots stay, their records' buffers
+    /// reused by the next chunk built into the round), their keys back to back, and their
+    /// aggregate inputs ([0, inputsUsed): growing the vector record by record was a resize,
+    /// and its zeroing, per record).
+    std::vector<FusedItem> fused;
+    std::string keys;
+    std::vector<window::AggInput> inputs;
+    std::size_t inputsUsed = 0;
     observe::FateCounts fates{};
     observe::NodeMetrics metrics;
     std::exception_ptr error;
-    /// A fused round (Round::fused): in[0, used) are this round's records; the slots stay, their
-    /// records' buffers reused by the next chunk built into the round. marksEnd: the marks
-    /// given to its records, so the end of the round gives it marks[marksEnd, size).
+    /// A fused round (Round::fused): fused[0, used) are this round's records. marksEnd: the
+    /// marks given to its records, so the end of the round gives it marks[marksEnd, size).
     std::size_t used = 0;
     std::uint32_t marksEnd = 1;
 

@@ -26,13 +26,6 @@ constexpr std::size_t kMaxInFlight = 4;
 
 // The hash mixed once more and its top bits, so that the bits the instances' own tables use for
 // slots and tags stay evenly spread inside each instance.
-int keyGroupOf(std::string_view key)
-{
-    const std::uint64_t h = keys::hashBytes(key) * 0x9E3779B97F4A7C15ull;
-    return static_cast<int>(h >> 57); // 7 bits: kKeyGroups = 128
-}
-static_assert(kKeyGroups == 128);
-
 ParallelStage::ParallelStage(StageConfig cfg,
                              std::vector<std::unique_ptr<Operator>> instances,
                              WorkerPool &pool,

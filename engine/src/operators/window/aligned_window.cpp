@@ -65,11 +65,12 @@ public:
     void processRecord(int, Record &&rec, Output &out) override
     {
         const Timestamp t = rec.time;
-        process<false>(WholeRecord{rec}, t, {}, out);
+        process<false>(WholeRecord{rec}, t, {}, 0, out);
     }
-    void processKeyed(Record &&rec, Timestamp t, std::string_view key, Output &out) override
+    void processKeyed(
+        Record &&rec, Timestamp t, std::string_view key, std::uint64_t hash, Output &out) override
     {
-        process<true>(WholeRecord{rec}, t, key, out);
+        process<true>(WholeRecord{rec}, t, key, hash, out);
     }
 
     const std::vector<AggSpec> *preAggregates() const override
@@ -78,11 +79,12 @@ public:
     }
     void processInputs(Timestamp t,
                        std::string_view key,
+                       std::uint64_t hash,
                        const AggInput *inputs,
                        fusable::RecordMaker &maker,
                        Output &out) override
     {
-        process<true>(Inputs{inputs, maker}, t, key, out);
+        process<true>(Inputs{inputs, maker}, t, key, hash, out);
     }
 
     /// What process() needs of a record: to fold it into accumulators, and to emit it when it
@@ -101,18 +103,22 @@ public:
         int fold(Aggregates &aggs, AggState *acc) { return aggs.fold(in, acc); }
     };
 
-    /// The key into m_keyBuf: given (the fused path encoded it), or encoded here.
+    /// The key and its hash: given (the fused path encoded and hashed it to route the
+    /// record), or encoded here into m_keyBuf and hashed.
     template<bool Given, class In>
-    void keyOf(In &in, std::string_view key)
+    std::string_view keyOf(In &in, std::string_view key, std::uint64_t &hash)
     {
-        if constexpr (Given)
-            m_keyBuf.assign(key);
-        else
+        if constexpr (Given) {
+            return key;
+        } else {
             m_codec.encode(in.rec, m_keyBuf);
+            hash = hashBytes(m_keyBuf);
+            return m_keyBuf;
+        }
     }
 
     template<bool Given, class In>
-    void process(In in, const Timestamp t, std::string_view key, Output &out)
+    void process(In in, const Timestamp t, std::string_view key, std::uint64_t hash, Output &out)
     {
         if (m_cfg.type == WindowType::Tumbling) {
             const Timestamp start = tumblingStart(t);
@@ -120,10 +126,10 @@ public:
                 out.emitLate("window_closed", in.take(), m_wm);
                 return;
             }
-            keyOf<Given>(in, key);
+            const std::string_view k = keyOf<Given>(in, key, hash);
             Pane &p = pane(start);
             out.account(p.fired ? observe::Fate::LateAccepted : observe::Fate::Windowed);
-            addTo(p, hashBytes(m_keyBuf), in, out);
+            addTo(p, k, hash, in, out);
             return;
         }
         // Sliding: the windows [k*p, k*p + s) that contain t, from the earliest start.
@@ -141,12 +147,11 @@ public:
             out.emitLate("window_closed", in.take(), m_wm);
             return;
         }
-        keyOf<Given>(in, key);
-        const std::uint64_t hash = hashBytes(m_keyBuf);
+        const std::string_view k = keyOf<Given>(in, key, hash);
         // Late but accepted when its earliest live window (the first to fire) has fired.
         out.account(pane(start).fired ? observe::Fate::LateAccepted : observe::Fate::Windowed);
         for (; count > 0; --count) {
-            addTo(pane(start), hash, in, out);
+            addTo(pane(start), k, hash, in, out);
             if (count > 1)
                 start = satAdd(start, m_cfg.slide);
         }
@@ -412,16 +417,16 @@ private:
     }
 
     template<class In>
-    void addTo(Pane &p, std::uint64_t hash, In &in, Output &out)
+    void addTo(Pane &p, std::string_view key, std::uint64_t hash, In &in, Output &out)
     {
         bool created = false;
-        const std::uint32_t idx = p.table.findOrInsert(m_keyBuf, hash, created);
+        const std::uint32_t idx = p.table.findOrInsert(key, hash, created);
         AggState *acc = p.table.acc(idx);
         const bool spill = m_state.store != nullptr;
         bool inserted = created;
         if (spill) {
             p.table.touch(idx);
-            if (created && p.spilled > 0 && readBack(p, m_keyBuf, acc))
+            if (created && p.spilled > 0 && readBack(p, key, acc))
                 created = false; // the key was on disk: it continues where it left off
         }
         m_entries += created ? 1 : 0;
