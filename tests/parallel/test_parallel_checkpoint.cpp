@@ -75,7 +75,7 @@ std::string difference(const std::map<std::string, std::string> &want,
 }
 
 /// The fused chain over a file (source.file -> watermark -> keyed window: records parsed, stamped
-/// and keyed on the workers in 256 KiB ranges), its malformed lines and late records into a
+/// and keyed on the workers in 512 KiB ranges), its malformed lines and late records into a
 /// dead-letter file whose `file:line` must survive a restore.
 const char *kFusedFile = R"({"format": "tideline/1", "name": "fused-file-checkpoints",
   "settings": {"checkpoint": {"interval_ms": 200, "dir": "checkpoints"}},
@@ -90,13 +90,14 @@ const char *kFusedFile = R"({"format": "tideline/1", "name": "fused-file-checkpo
     {"from": "per_user.out", "to": "results.in"}, {"from": "per_user.late", "to": "dead.in"},
     {"from": "src.errors", "to": "dead.in"}, {"from": "wm.errors", "to": "dead.in"}]})";
 
-/// 400,000 JSON lines (about 30 MiB: over a hundred ranges), times up to 400 ms out of order
+/// 800,000 JSON lines (about 60 MiB: over a hundred ranges), times up to 400 ms out of order
 /// (late records past the 100 ms delay), every 997th line malformed.
+constexpr long long kFusedLines = 800000;
 void writeFusedInput(const std::string &dir)
 {
     fs::create_directories(dir + "/data");
     std::string text;
-    for (long long i = 1; i <= 400000; ++i) {
+    for (long long i = 1; i <= kFusedLines; ++i) {
         if (i % 997 == 0) {
             text += "{\"event_id\":" + std::to_string(i) + ",\"user_id\":oops}\n";
             continue;
@@ -254,7 +255,8 @@ private Q_SLOTS:
             QCOMPARE(job->runFor(1), Job::Status::Running); // mid-file: dropped here
             QVERIFY(job->snapshot().lastCheckpoint);
             QCOMPARE(job->snapshot().lastCheckpoint->status, std::string("completed"));
-            QVERIFY2(job->snapshot().recordsRead < 300000, "the run must stop mid-file");
+            QVERIFY2(job->snapshot().recordsRead < kFusedLines * 3 / 4,
+                     "the run must stop mid-file");
         }
         const auto ids = completeIds(a.ckdir());
         QVERIFY2(!ids.empty() && ids.back() >= 5,

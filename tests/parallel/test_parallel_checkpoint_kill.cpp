@@ -13,8 +13,8 @@
 #include "cli_process.hpp"
 #include "test_support.hpp"
 
-#include <QRandomGenerator>
 #include <QElapsedTimer>
+#include <QRandomGenerator>
 #include <QThread>
 #include <QtTest>
 
@@ -75,8 +75,8 @@ void writeEvents(const std::string &dir, long long lines)
         else
             text += "{\"event_id\":" + std::to_string(i) + ",\"user_id\":"
                     + std::to_string(i * 31 % 200) + ",\"value\":" + std::to_string(i % 97)
-                    + ",\"event_time\":"
-                    + std::to_string(1700000000000LL + i + i * 7919 % 400) + "}\n";
+                    + ",\"event_time\":" + std::to_string(1700000000000LL + i + i * 7919 % 400)
+                    + "}\n";
         if (text.size() > (1 << 20)) {
             out << text;
             text.clear();
@@ -202,8 +202,8 @@ private Q_SLOTS:
 
     void killedParallelRunRecoversExactly()
     {
-        killAndRecover(stressPipeline(), [](const std::string &) {}, 7, "run as 2 instances each",
-                       500, 1500);
+        killAndRecover(
+            stressPipeline(), [](const std::string &) {}, 7, "run as 2 instances each", 500, 1500);
     }
 
     // Unpaced, the fused runs are fast (a few hundred ms for these inputs at parallelism 2):
@@ -213,15 +213,16 @@ private Q_SLOTS:
         killAndRecover(
             fusedPipeline(
                 R"({"id": "src", "kind": "source.file", "params": {"path": "data/events.jsonl"}})"),
-            [](const std::string &dir) { writeEvents(dir, 4000000); }, 2, "fused: records made",
-            1, 100, true);
+            [](const std::string &dir) { writeEvents(dir, 4000000); }, 2, "fused: records made", 1,
+            100, true);
     }
 
     void killedFusedGeneratorRunRecoversExactly()
     {
-        killAndRecover(fusedPipeline(R"({"id": "src", "kind": "source.generator", "params":
+        killAndRecover(
+            fusedPipeline(R"({"id": "src", "kind": "source.generator", "params":
             {"count": 20000000, "keys": 500, "rate_per_s": 20000, "seed": 5}})"),
-                       [](const std::string &) {}, 2, "fused: records made", 1, 100, true);
+            [](const std::string &) {}, 2, "fused: records made", 1, 100, true);
     }
 };
 

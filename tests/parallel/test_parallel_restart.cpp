@@ -17,7 +17,7 @@ using namespace kafkatest;
 
 namespace {
 
-/// Events of the fused variant: a chunk is 4,096 of them, and the checkpoints (every 20 ms)
+/// Events of the fused variant: a chunk is 8,192 of them, and the checkpoints (every 20 ms)
 /// must land mid-run.
 constexpr long long kFusedCount = 400000;
 

@@ -129,9 +129,9 @@ public:
     std::string stateFingerprint() const override { return m_inner->stateFingerprint(); }
 
     /// Events per chunk: a round's hand-over (a lock, a wake-up per worker) is noise next to it.
-    static constexpr long long kChunkEvents = 4096;
+    static constexpr long long kChunkEvents = 8192;
     /// Bytes per file range: about as many lines of typical events.
-    static constexpr std::uint64_t kChunkBytes = 256u << 10;
+    static constexpr std::uint64_t kChunkBytes = 512u << 10;
 
 private:
     void topUp();
