@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# P = 2 against P = 1 of two builds in alternating rounds (issue 22's 1.7x): each round runs
+# `tideline-bench WORKLOAD --parallelism 1` and `--parallelism 2` back to back for each build,
+# the builds' order (and the P order) alternating from round to round, so that the shared
+# machine's drifting speed hits a round's pair alike. Prints each pair's events/s, their ratio
+# and CPU seconds, then the medians per build. A benchmark command, not a test.
+#
+#   scripts/parallel-rounds.sh generator-window|file-window ROUNDS BENCH_A [BENCH_B]
+#
+# BENCH_A and BENCH_B are tideline-bench binaries (e.g. before and after a change).
+set -euo pipefail
+[[ $# -ge 3 ]] || { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+workload=$1 rounds=$2
+shift 2
+benches=("$@")
+case $workload in
+file-window) args=(--lines 2000000) ;;
+generator-window) args=(--events 10000000) ;;
+*) echo "workload: generator-window or file-window" >&2; exit 2 ;;
+esac
+
+# "events_per_s cpu_s checksum" of one run.
+run() {
+    "$1" "$workload" "${args[@]}" --parallelism "$2" 2>/dev/null | grep '^json ' | python3 -c '
+import json, sys
+j = json.loads(sys.stdin.read()[5:])
+print(j["events_per_s"], j["cpu_s"], j["checksum"])'
+}
+
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+for ((r = 1; r <= rounds; r++)); do
+    order=("${benches[@]}")
+    ((r % 2 == 0)) && order=($(printf '%s\n' "${benches[@]}" | tac))
+    for b in "${order[@]}"; do
+        if ((r % 2)); then p1=$(run "$b" 1); p2=$(run "$b" 2); else p2=$(run "$b" 2); p1=$(run "$b" 1); fi
+        echo "$b $p1 $p2" | awk '{printf "%s P1 %.2fM P2 %.2fM ratio %.2f cpu %.3f/%.3f%s\n",
+            $1, $2/1e6, $5/1e6, $5/$2, $3, $6, ($4 == $7 ? "" : "  CHECKSUMS DIFFER")}' | tee -a "$out"
+    done
+done
+median() { sort -n | awk '{v[NR]=$1} END {print (v[int((NR+1)/2)]+v[int(NR/2)+1])/2}'; }
+for b in "${benches[@]}"; do
+    echo "$b: P2/P1 median $(grep "^$b " "$out" | awk '{print $7}' | median)," \
+        "P2 CPU s median $(grep "^$b " "$out" | awk '{split($9, a, "/"); print a[2]}' | median)"
+done
