@@ -11,6 +11,7 @@
 //     order of entries inside a window differs, which the window never looks at).
 
 #include "checkpoint_edit.hpp"
+#include "fused_file_chain.hpp"
 
 #include <QtTest>
 
@@ -74,40 +75,15 @@ std::string difference(const std::map<std::string, std::string> &want,
     return {};
 }
 
-/// The fused chain over a file (source.file -> watermark -> keyed window: records parsed, stamped
-/// and keyed on the workers in 512 KiB ranges), its malformed lines and late records into a
-/// dead-letter file whose `file:line` must survive a restore.
-const char *kFusedFile = R"({"format": "tideline/1", "name": "fused-file-checkpoints",
-  "settings": {"checkpoint": {"interval_ms": 200, "dir": "checkpoints"}},
-  "nodes": [
-    {"id": "src", "kind": "source.file", "params": {"path": "data/events.jsonl"}},
-    {"id": "wm", "kind": "watermark", "params": {"time_field": "event_time", "max_out_of_orderness_ms": 100}},
-    {"id": "per_user", "kind": "window", "params": {"type": "tumbling", "size_ms": 1000,
-      "key": ["user_id"], "aggregates": [{"op": "count", "as": "n"}, {"op": "sum", "field": "value", "as": "total"}]}},
-    {"id": "results", "kind": "sink.file", "params": {"path": "out/results.jsonl"}},
-    {"id": "dead", "kind": "sink.file", "params": {"path": "out/dead.jsonl"}}],
-  "edges": [{"from": "src.out", "to": "wm.in"}, {"from": "wm.out", "to": "per_user.in"},
-    {"from": "per_user.out", "to": "results.in"}, {"from": "per_user.late", "to": "dead.in"},
-    {"from": "src.errors", "to": "dead.in"}, {"from": "wm.errors", "to": "dead.in"}]})";
+/// The fused chain over a file (fused_file_chain.hpp): 1 s windows, checkpoints every 200 ms.
+const std::string kFusedFile
+    = tideline::testing::fusedFileChain(tideline::testing::kFusedFileSource, 200, 1000);
 
-/// 800,000 JSON lines (about 60 MiB: over a hundred ranges), times up to 400 ms out of order
-/// (late records past the 100 ms delay), every 997th line malformed.
+/// 800,000 lines (about 60 MiB: over a hundred ranges), 700 users, 5 ms apart.
 constexpr long long kFusedLines = 800000;
 void writeFusedInput(const std::string &dir)
 {
-    fs::create_directories(dir + "/data");
-    std::string text;
-    for (long long i = 1; i <= kFusedLines; ++i) {
-        if (i % 997 == 0) {
-            text += "{\"event_id\":" + std::to_string(i) + ",\"user_id\":oops}\n";
-            continue;
-        }
-        text += "{\"event_id\":" + std::to_string(i) + ",\"user_id\":"
-                + std::to_string(i * 31 % 700) + ",\"value\":" + std::to_string(i % 97)
-                + ",\"event_time\":" + std::to_string(1700000000000LL + i * 5 + i * 7919 % 400)
-                + "}\n";
-    }
-    std::ofstream(dir + "/data/events.jsonl", std::ios::binary) << text;
+    tideline::testing::writeFusedEvents(dir, kFusedLines, 700, 5);
 }
 
 JobOptions at(int n)

@@ -11,6 +11,7 @@
 //   position follows the chunks handed over), unpaced, so large enough to be killed mid-run.
 
 #include "cli_process.hpp"
+#include "fused_file_chain.hpp"
 #include "test_support.hpp"
 
 #include <QElapsedTimer>
@@ -44,45 +45,11 @@ std::string stressPipeline()
     return json;
 }
 
-/// The fused chain: `source` (a node's JSON) -> watermark -> a keyed 10 s tumbling window, its late
-/// records and both nodes' errors into one dead-letter sink; checkpoints every 40 ms.
+/// The fused chain (fused_file_chain.hpp) from `source`: 10 s windows, checkpoints every
+/// 40 ms.
 std::string fusedPipeline(const std::string &source)
 {
-    return R"({"format": "tideline/1", "name": "fused-kill",
-  "settings": {"checkpoint": {"interval_ms": 40, "dir": "checkpoints"}},
-  "nodes": [)"
-           + source + R"(,
-    {"id": "wm", "kind": "watermark", "params": {"time_field": "event_time", "max_out_of_orderness_ms": 100}},
-    {"id": "per_user", "kind": "window", "params": {"type": "tumbling", "size_ms": 10000,
-      "key": ["user_id"], "aggregates": [{"op": "count", "as": "n"}, {"op": "sum", "field": "value", "as": "total"}]}},
-    {"id": "results", "kind": "sink.file", "params": {"path": "out/results.jsonl"}},
-    {"id": "dead", "kind": "sink.file", "params": {"path": "out/dead.jsonl"}}],
-  "edges": [{"from": "src.out", "to": "wm.in"}, {"from": "wm.out", "to": "per_user.in"},
-    {"from": "per_user.out", "to": "results.in"}, {"from": "per_user.late", "to": "dead.in"},
-    {"from": "src.errors", "to": "dead.in"}, {"from": "wm.errors", "to": "dead.in"}]})";
-}
-
-/// `lines` JSON lines into dir/data/events.jsonl: times up to 400 ms out of order (late
-/// records past the 100 ms delay), every 997th line malformed (its `file:line` must survive).
-void writeEvents(const std::string &dir, long long lines)
-{
-    fs::create_directories(dir + "/data");
-    std::ofstream out(dir + "/data/events.jsonl", std::ios::binary);
-    std::string text;
-    for (long long i = 1; i <= lines; ++i) {
-        if (i % 997 == 0)
-            text += "{\"event_id\":" + std::to_string(i) + ",\"user_id\":oops}\n";
-        else
-            text += "{\"event_id\":" + std::to_string(i) + ",\"user_id\":"
-                    + std::to_string(i * 31 % 200) + ",\"value\":" + std::to_string(i % 97)
-                    + ",\"event_time\":" + std::to_string(1700000000000LL + i + i * 7919 % 400)
-                    + "}\n";
-        if (text.size() > (1 << 20)) {
-            out << text;
-            text.clear();
-        }
-    }
-    out << text;
+    return tideline::testing::fusedFileChain(source, 40, 10000);
 }
 
 std::map<std::string, std::string> outputs(const std::string &dir)
@@ -211,10 +178,11 @@ private Q_SLOTS:
     void killedFusedFileRunRecoversExactly()
     {
         killAndRecover(
-            fusedPipeline(
-                R"({"id": "src", "kind": "source.file", "params": {"path": "data/events.jsonl"}})"),
-            [](const std::string &dir) { writeEvents(dir, 4000000); }, 2, "fused: records made", 1,
-            100, true);
+            fusedPipeline(tideline::testing::kFusedFileSource),
+            [](const std::string &dir) {
+                tideline::testing::writeFusedEvents(dir, 4000000, 200, 1);
+            },
+            2, "fused: records made", 1, 100, true);
     }
 
     void killedFusedGeneratorRunRecoversExactly()
