@@ -19,7 +19,6 @@
 #include <QThread>
 #include <QtTest>
 
-#include <fstream>
 #include <functional>
 #include <map>
 

@@ -72,6 +72,8 @@ inline int instanceOfKeyGroup(int keyGroup, int n)
 /// the hash on to the instance, whose table then does not hash the key again.
 inline int keyGroupOfHash(std::uint64_t hash)
 {
+    // The hash mixed once more and its top bits, so that the bits the instances' own tables
+    // use for slots and tags stay evenly spread inside each instance.
     static_assert(kKeyGroups == 128);
     return static_cast<int>((hash * 0x9E3779B97F4A7C15ull) >> 57); // 7 bits
 }

@@ -24,8 +24,6 @@ constexpr std::size_t kMaxInFlight = 4;
 
 } // namespace
 
-// The hash mixed once more and its top bits, so that the bits the instances' own tables use for
-// slots and tags stay evenly spread inside each instance.
 ParallelStage::ParallelStage(StageConfig cfg,
                              std::vector<std::unique_ptr<Operator>> instances,
                              WorkerPool &pool,
