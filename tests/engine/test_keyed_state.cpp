@@ -187,8 +187,11 @@ private slots:
         std::map<std::string, std::uint32_t> model;
         std::vector<std::string> order;
         for (int step = 0; step < 50000; ++step) {
-            std::string k = (rng() % 4 == 0) ? std::string(20 + rng() % 30, 'x') : std::string();
-            k += std::to_string(rng() % 8000);
+            // Lengths 1-4, 7-13 (across the 12 bytes a row's header holds) and 21-53 (the arena).
+            const std::size_t pad = rng() % 4 == 0 ? 20 + rng() % 30
+                                    : rng() % 2    ? 6 + rng() % 6
+                                                   : 0;
+            std::string k = std::string(pad, 'x') + std::to_string(rng() % 8000);
             bool created = false;
             const std::uint32_t idx = t.findOrInsert(k, keys::hashBytes(k), created);
             auto it = model.find(k);
@@ -207,6 +210,22 @@ private slots:
         for (std::uint32_t i = 0; i < t.size(); ++i) {
             QCOMPARE(std::string(t.key(i)), order[i]);
             QCOMPARE(t.acc(i)[1].d, static_cast<std::int64_t>(order[i].size()));
+        }
+        {
+            // A copy is a table of its own: the same rows, found by their keys, and inserting
+            // into it leaves the original as it was.
+            keys::RowTable<Cell32> copy = t;
+            for (std::uint32_t i = 0; i < t.size(); ++i) {
+                bool created = true;
+                QCOMPARE(copy.findOrInsert(order[i], keys::hashBytes(order[i]), created), i);
+                QVERIFY(!created);
+                QCOMPARE(copy.acc(i)[0].a, t.acc(i)[0].a);
+            }
+            bool created = false;
+            QCOMPARE(copy.findOrInsert("new", keys::hashBytes("new"), created),
+                     static_cast<std::uint32_t>(t.size()));
+            QVERIFY(created);
+            QCOMPARE(copy.size(), t.size() + 1);
         }
         // Touch every third row; keep those (second chance), in order.
         t.clearTouches();

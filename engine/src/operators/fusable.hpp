@@ -110,6 +110,17 @@ public:
                                RecordMaker &maker,
                                Output &out)
         = 0;
+    /// A hint, no effect on results: records with these times and key hashes are a few
+    /// items ahead (`soon` first, `sooner` nearer). A window asks the CPU for the slot of
+    /// `soon`'s key and, already there by now, for the row `sooner`'s slot names, so that
+    /// the row a record folds into is in cache when it comes (parallel_fused.cpp).
+    virtual void prefetchAhead(Timestamp soon,
+                               std::uint64_t soonHash,
+                               Timestamp sooner,
+                               std::uint64_t soonerHash) const
+    {
+        (void)soon, (void)soonHash, (void)sooner, (void)soonerHash;
+    }
 
 protected:
     ~PreAggregated() = default;

@@ -109,8 +109,17 @@ void ParallelStage::runFused(int k, Round &round) noexcept
             seen = round.wStart;
         }
         std::uint32_t marksFrom = 1; // the marks before the first record: marks[1, markTo)
+        // The rows records fold into are random in a table of thousands of keys, usually out
+        // of L2: the window is told of records kSlotAhead and kRowAhead items ahead, so their
+        // slot and then their row are on their way while the records before them fold in.
+        constexpr std::size_t kSlotAhead = 16, kRowAhead = 8;
+        const bool hint = inputs != nullptr;
         for (std::size_t i = 0; i < io.used; ++i) {
             FusedItem &item = io.fused[i];
+            if (hint && i + kSlotAhead < io.used) {
+                const FusedItem &a = io.fused[i + kSlotAhead], &b = io.fused[i + kRowAhead];
+                inputs->prefetchAhead(a.time, a.hash, b.time, b.hash);
+            }
             const Timestamp w = std::max(round.wStart, item.w);
             if (w > seen && marksFrom < item.markTo) {
                 c.atMarks(round.marks, marksFrom, item.markTo);

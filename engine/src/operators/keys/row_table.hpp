@@ -9,17 +9,30 @@
 // one probe touches: here narrow slots (every lookup goes on to its row to fold the record
 // in, so a slot need not hold the key) and a key and its cells in one row.
 //
-// settings.state "rocksdb" uses the header's spare word as the second-chance bit of
+// Rows are as small as a key and its cells allow, and start on a cache line when their size
+// divides 64: at 10,000 keys per window the pane's rows are what a record waits for (the load
+// of the row's header was 58 % of findOrInsert's samples with 96-byte rows, which then spilled
+// out of a 1 MiB L2), so a count and a sum by an integer key fill exactly one 64-byte line:
+// a 16-byte header (the key inline up to 12 bytes, its length, the spare bit) and two 24-byte
+// AggStates. The hash is not kept: a table is only ever probed with keys::hashBytes of the key
+// (the toolkit's one hash), so keepOnly hashes a kept key again.
+//
+// settings.state "rocksdb" uses the header's spare bit as the second-chance bit of
 // keys::SpillPolicy (touch / touched / clearTouches) and keepOnly to drop spilled rows.
 
+#include "operators/keys/hash.hpp"
 #include "operators/keys/slot_index.hpp"
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <new>
 #include <string>
 #include <string_view>
+#include <sys/mman.h>
 #include <type_traits>
 #include <vector>
 
@@ -27,40 +40,71 @@ namespace tideline::keys {
 
 /// Keys and their fixed-size cells (the aligned window: keys of one window, their accumulators).
 ///
-/// Layout for speed: each entry is one row of Cell-sized cells, the first cell holding the
-/// entry's header (hash, key length, and the key itself when it fits in 16 bytes, else its
-/// offset in an arena), the following cells the aggregates. A lookup therefore touches the slot
-/// array and one row: no separate key arena or accumulator array for the usual short keys.
+/// Layout for speed: each entry is one row: a 16-byte header (the key itself when it fits in
+/// 12 bytes, else its offset in an arena; the key's length and the spare bit), then the
+/// aggregates' cells. A lookup therefore touches the slot array and one row: no separate key
+/// arena or accumulator array for the usual short keys. `hash` is always hashBytes(key).
 template<class Cell>
 class RowTable
 {
+    static_assert(std::is_trivially_copyable_v<Cell> && alignof(Cell) <= 16,
+                  "cells are copied as bytes and follow a 16-byte header");
+
 public:
+    RowTable() = default;
+    RowTable(RowTable &&o) noexcept { swap(o); }
+    RowTable &operator=(RowTable &&o) noexcept
+    {
+        swap(o);
+        return *this;
+    }
+    RowTable(const RowTable &o)
+        : m_keys(o.m_keys)
+        , m_stride(o.m_stride)
+    {
+        m_index.reset(o.m_index.capacity() ? o.m_index.capacity() : 16);
+        reserveRows(o.m_size);
+        m_size = o.m_size;
+        if (m_size)
+            std::memcpy(m_rows.get(), o.m_rows.get(), o.m_size * m_stride);
+        reindex();
+    }
+    RowTable &operator=(const RowTable &o)
+    {
+        if (this != &o) {
+            RowTable copy(o);
+            swap(copy);
+        }
+        return *this;
+    }
+
     void reset(std::size_t expected, std::size_t nCells)
     {
-        m_stride = 1 + nCells;
+        m_stride = kHeader + nCells * sizeof(Cell);
+        m_capacity = m_bytes / m_stride; // the same bytes hold rows of another width
         m_size = 0;
-        m_rows.clear();
         m_keys.clear();
         m_index.reset(Index::capacityFor(expected + 1));
-        m_rows.reserve(expected * m_stride);
+        reserveRows(expected);
     }
 
     std::uint32_t findOrInsert(std::string_view key, std::uint64_t hash, bool &created)
     {
-        // The probe key, zero-padded, so that short keys compare as two words.
-        std::uint64_t probe[2] = {0, 0};
-        const bool small = key.size() <= sizeof probe;
+        // The probe key, zero-padded, so that short keys compare as a word and a half.
+        Header probe{};
+        const bool small = key.size() <= kInlineKey;
         if (small && !key.empty())
-            std::memcpy(probe, key.data(), key.size());
+            std::memcpy(&probe, key.data(), key.size());
+        const auto lenBits = static_cast<std::uint32_t>(key.size()) << 1;
         const Probe p(key, hash);
         std::uint32_t hole = 0;
         const std::uint32_t found = m_index.find(
             p,
             [&](std::uint32_t idx) {
                 const Header h = header(idx);
-                return h.len == key.size()
-                       && (small ? (h.inl[0] == probe[0] && h.inl[1] == probe[1])
-                                 : std::memcmp(m_keys.data() + h.inl[0], key.data(), h.len) == 0);
+                return (h.meta & ~kTouched) == lenBits
+                       && (small ? (h.w0 == probe.w0 && h.k1 == probe.k1)
+                                 : std::memcmp(m_keys.data() + h.w0, key.data(), key.size()) == 0);
             },
             hole);
         if (found != Index::kNone) {
@@ -72,20 +116,18 @@ public:
             hole = m_index.holeFor(p.tag);
         }
         const auto idx = static_cast<std::uint32_t>(m_size);
-        Header h;
-        h.hash = hash;
-        h.pad = 0; // not touched (a pass's keepOnly relies on it: "with their bits cleared")
-        h.len = static_cast<std::uint32_t>(key.size());
-        if (small) {
-            h.inl[0] = probe[0];
-            h.inl[1] = probe[1];
-        } else {
-            h.inl[0] = m_keys.size();
-            h.inl[1] = 0;
+        if (m_size == m_capacity)
+            reserveRows(m_capacity ? m_capacity * 2 : 16);
+        Header h = probe; // not touched (a pass's keepOnly relies on it: "with their bits cleared")
+        h.meta = lenBits;
+        if (!small) {
+            h.w0 = m_keys.size();
+            h.k1 = 0;
             m_keys.append(key);
         }
-        m_rows.resize(m_rows.size() + m_stride);
-        std::memcpy(static_cast<void *>(&m_rows[idx * m_stride]), &h, sizeof h);
+        std::byte *row = rowAt(idx);
+        std::memcpy(row, &h, kHeader);
+        std::memset(row + kHeader, 0, m_stride - kHeader); // the cells as Cell{}: all zero
         ++m_size;
         m_index.place(hole, p, idx);
         created = true;
@@ -95,41 +137,48 @@ public:
     std::size_t size() const { return m_size; }
     std::string_view key(std::uint32_t i) const
     {
-        // Short keys live in the header cell itself (stable until the table changes); the
-        // cell's bytes are read as chars, which may alias anything.
-        const char *cell = reinterpret_cast<const char *>(&m_rows[i * m_stride]);
+        // Short keys live in the header itself (stable until the table changes); its bytes
+        // are read as chars, which may alias anything.
         const Header h = header(i);
-        if (h.len <= 16)
-            return {cell + offsetof(Header, inl), h.len};
-        return {m_keys.data() + h.inl[0], h.len};
+        const std::size_t len = h.meta >> 1;
+        if (len <= kInlineKey)
+            return {reinterpret_cast<const char *>(rowAt(i)), len};
+        return {m_keys.data() + h.w0, len};
     }
-    Cell *acc(std::uint32_t i) { return m_rows.data() + std::size_t(i) * m_stride + 1; }
-    const Cell *acc(std::uint32_t i) const { return m_rows.data() + std::size_t(i) * m_stride + 1; }
+    Cell *acc(std::uint32_t i) { return reinterpret_cast<Cell *>(rowAt(i) + kHeader); }
+    const Cell *acc(std::uint32_t i) const
+    {
+        return reinterpret_cast<const Cell *>(rowAt(i) + kHeader);
+    }
     std::size_t longKeyBytes() const { return m_keys.size(); }
-    /// Hints the CPU to load entry i's row (its first and last cell: a row may span two
+    /// Hints the CPU to load entry i's row (its first and last byte: a row may span two
     /// cache lines). No effect on results.
     void prefetch(std::uint32_t i) const
     {
-        const Cell *row = m_rows.data() + std::size_t(i) * m_stride;
+        const std::byte *row = rowAt(i);
         __builtin_prefetch(row);
         __builtin_prefetch(row + m_stride - 1);
     }
 
-    // settings.state "rocksdb": a second-chance bit per entry (the header's spare word), set
-    // when a record reaches the entry, cleared by an eviction pass that keeps it.
-    void touch(std::uint32_t i)
+    /// Hints for a lookup of a key with this hash a few records from now: first its home
+    /// slot, then (once that is in cache) the row the slot names when its tag is the key's.
+    /// No effect on results; the tag check only keeps a wrong guess from costing a miss.
+    void prefetchSlot(std::uint64_t hash) const { m_index.prefetch(hash); }
+    void prefetchRowOf(std::uint64_t hash) const
     {
-        const std::uint32_t one = 1;
-        std::memcpy(reinterpret_cast<char *>(&m_rows[i * m_stride]) + offsetof(Header, pad), &one,
-                    sizeof one);
+        const std::uint32_t entry = m_index.homeEntry(hash);
+        if (entry < m_size)
+            prefetch(entry);
     }
-    bool touched(std::uint32_t i) const { return header(i).pad != 0; }
+
+    // settings.state "rocksdb": a second-chance bit per entry (the header's spare bit), set
+    // when a record reaches the entry, cleared by an eviction pass that keeps it.
+    void touch(std::uint32_t i) { metaOf(i) |= kTouched; }
+    bool touched(std::uint32_t i) const { return (header(i).meta & kTouched) != 0; }
     void clearTouches()
     {
-        const std::uint32_t zero = 0;
         for (std::uint32_t i = 0; i < m_size; ++i)
-            std::memcpy(reinterpret_cast<char *>(&m_rows[i * m_stride]) + offsetof(Header, pad),
-                        &zero, sizeof zero);
+            metaOf(i) &= ~kTouched;
     }
     /// Keeps only the entries listed (in that order), with their bits cleared; memory is
     /// given back (a fresh, right-sized table).
@@ -139,42 +188,100 @@ public:
         t.reset(keep.size(), nCells);
         for (std::uint32_t i : keep) {
             bool created = false;
-            const std::uint32_t j = t.findOrInsert(key(i), header(i).hash, created);
+            const std::string_view k = key(i);
+            const std::uint32_t j = t.findOrInsert(k, hashBytes(k), created);
             std::memcpy(static_cast<void *>(t.acc(j)), acc(i), nCells * sizeof(Cell));
         }
         *this = std::move(t);
     }
-    std::size_t bytes() const
-    {
-        return m_index.bytes() + m_rows.capacity() * sizeof(Cell) + m_keys.capacity();
-    }
+    std::size_t bytes() const { return m_index.bytes() + m_bytes + m_keys.capacity(); }
 
 private:
     struct Header
     {
-        std::uint64_t hash;
-        std::uint32_t len;
-        std::uint32_t pad;
-        std::uint64_t inl[2]; ///< the key when len <= 16 (zero-padded), else {arena offset, 0}
+        std::uint64_t w0;   ///< key bytes 0-7 when len <= 12 (zero-padded), else its arena offset
+        std::uint32_t k1;   ///< key bytes 8-11 (zero-padded), or 0
+        std::uint32_t meta; ///< len << 1 | the spare (touched) bit
     };
-    static_assert(sizeof(Header) == sizeof(Cell) && std::is_trivially_copyable_v<Cell>,
-                  "a row's first cell holds the header");
+    static constexpr std::size_t kHeader = sizeof(Header);
+    static constexpr std::size_t kInlineKey = 12;
+    static constexpr std::uint32_t kTouched = 1;
+    static_assert(kHeader == 16 && kHeader % alignof(Cell) == 0
+                  && sizeof(Cell) % alignof(Cell) == 0);
 
+    struct Free
+    {
+        void operator()(std::byte *p) const { std::free(p); }
+    };
+
+    std::byte *rowAt(std::uint32_t i) { return m_rows.get() + std::size_t(i) * m_stride; }
+    const std::byte *rowAt(std::uint32_t i) const
+    {
+        return m_rows.get() + std::size_t(i) * m_stride;
+    }
     Header header(std::uint32_t i) const
     {
         Header h;
-        std::memcpy(&h, &m_rows[i * m_stride], sizeof h);
+        std::memcpy(&h, rowAt(i), sizeof h);
         return h;
+    }
+    std::uint32_t &metaOf(std::uint32_t i)
+    {
+        return *reinterpret_cast<std::uint32_t *>(rowAt(i) + offsetof(Header, meta));
+    }
+
+    /// Room for `rows` rows of the current stride, keeping the rows there are. Cache-line
+    /// aligned; from 1 MiB on 2 MiB-aligned and on transparent huge pages (huge_array.hpp's
+    /// reasons: a probe into many MiB should cost a miss, not a miss and a page walk).
+    void reserveRows(std::size_t rows)
+    {
+        if (rows <= m_capacity && m_rows)
+            return;
+        constexpr std::size_t kHuge = std::size_t(2) << 20;
+        std::size_t bytes = std::max<std::size_t>(rows * m_stride, 64);
+        const std::size_t align = bytes >= kHuge / 2 ? kHuge : 64;
+        bytes = (bytes + align - 1) / align * align;
+        auto *p = static_cast<std::byte *>(std::aligned_alloc(align, bytes));
+        if (!p)
+            throw std::bad_alloc();
+        if (align == kHuge)
+            (void)madvise(p, bytes, MADV_HUGEPAGE);
+        if (m_size)
+            std::memcpy(p, m_rows.get(), m_size * m_stride);
+        m_rows.reset(p);
+        m_bytes = bytes;
+        m_capacity = bytes / m_stride;
+    }
+    /// Rebuilds the index over the rows there are (a copy's).
+    void reindex()
+    {
+        for (std::uint32_t i = 0; i < m_size; ++i) {
+            const std::string_view k = key(i);
+            const Probe p(k, hashBytes(k));
+            m_index.place(m_index.holeFor(p.tag), p, i);
+        }
+    }
+    void swap(RowTable &o) noexcept
+    {
+        std::swap(m_index, o.m_index);
+        std::swap(m_rows, o.m_rows);
+        std::swap(m_keys, o.m_keys);
+        std::swap(m_stride, o.m_stride);
+        std::swap(m_size, o.m_size);
+        std::swap(m_capacity, o.m_capacity);
+        std::swap(m_bytes, o.m_bytes);
     }
 
     using Index = SlotIndex<NarrowSlot>;
     using Probe = Index::Probe;
 
     Index m_index;
-    std::vector<Cell> m_rows; ///< m_stride cells per entry: header, then the aggregates
-    std::string m_keys;       ///< keys longer than 16 bytes
-    std::size_t m_stride = 1;
+    std::unique_ptr<std::byte[], Free> m_rows; ///< m_stride bytes per entry: header, then cells
+    std::string m_keys;                        ///< keys longer than 12 bytes
+    std::size_t m_stride = kHeader;
     std::size_t m_size = 0;
+    std::size_t m_capacity = 0; ///< rows m_rows has room for
+    std::size_t m_bytes = 0;    ///< m_rows' size
 };
 
 } // namespace tideline::keys

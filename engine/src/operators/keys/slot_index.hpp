@@ -91,6 +91,15 @@ public:
         __builtin_prefetch(&m_slots[static_cast<std::uint32_t>(h) & kHashBits & m_mask]);
     }
 
+    /// The entry of the home slot of a key with hash h when that slot's tag is the key's
+    /// (most likely the key's entry: a hint's guess), else kNone.
+    std::uint32_t homeEntry(std::uint64_t h) const
+    {
+        const auto tag = static_cast<std::uint32_t>(h) & kHashBits;
+        const Slot &s = m_slots[tag & m_mask];
+        return (s.tag & kHashBits) == tag ? s.entry : kNone;
+    }
+
     /// The entry holding the probed key, or kNone. `equals(e)`: does entry e hold the key?
     template<class Eq>
     std::uint32_t find(const Probe &p, Eq &&equals) const

@@ -36,13 +36,15 @@ std::string defaultAggName(AggOp op, const std::string &field);
 
 struct AggState
 {
-    std::int64_t n = 0; ///< values seen (records for count without field)
+    // 24 bytes, so that a count and a sum by an integer key are one 64-byte row of a pane
+    // (row_table.hpp): the flag shares n's word (no count comes near 2^62).
+    std::int64_t n : 63 = 0; ///< values seen (records for count without field)
+    /// sum: has a double part; min/max: the best value is the double.
+    std::uint64_t dbl : 1 = 0;
     std::int64_t i = 0; ///< integer sum, or the int min/max
     double d = 0;       ///< double part of the sum, or the double min/max
-    /// sum: has a double part; min/max: the best value is the double. A full word so that the
-    /// struct has no padding (tables store other bytes in AggState-sized cells).
-    std::uint64_t dbl = 0;
 };
+static_assert(sizeof(AggState) == 24, "a pane row of count + sum is one cache line");
 
 /// What one aggregate takes from a record, read on the thread that parsed it (the fused
 /// parallel path, runtime/fused_source.hpp): the value of its field reduced to what folding it

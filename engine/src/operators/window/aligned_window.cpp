@@ -87,6 +87,21 @@ public:
         process<true>(Inputs{inputs, maker}, t, key, hash, out);
     }
 
+    void prefetchAhead(Timestamp soon,
+                       std::uint64_t soonHash,
+                       Timestamp sooner,
+                       std::uint64_t soonerHash) const override
+    {
+        // Tumbling records in the pane of the last one (nearly all, on ordered input); any
+        // other record goes without: finding its pane would cost what the hint saves.
+        if (m_cfg.type != WindowType::Tumbling || m_lastPane == nullptr)
+            return;
+        if (soon >= m_tumbleFrom && soon < m_tumbleTo && m_lastStart == m_tumbleFrom)
+            m_lastPane->table.prefetchSlot(soonHash);
+        if (sooner >= m_tumbleFrom && sooner < m_tumbleTo && m_lastStart == m_tumbleFrom)
+            m_lastPane->table.prefetchRowOf(soonerHash);
+    }
+
     /// What process() needs of a record: to fold it into accumulators, and to emit it when it
     /// is late. The record itself, or (the fused path) its aggregate inputs and its maker.
     struct WholeRecord
