@@ -156,6 +156,9 @@ public:
     void prefetch(std::uint32_t i) const
     {
         const std::byte *row = rowAt(i);
+        // GCC 12 drops a prefetch whose address comes from a load nothing else uses (the slot
+        // prefetchRowOf reads: it compiled to nothing); the empty asm is that use.
+        asm volatile("" : : "r"(row));
         __builtin_prefetch(row);
         __builtin_prefetch(row + m_stride - 1);
     }

@@ -20,6 +20,7 @@
 #include "operators/keys/row_table.hpp"
 #include "operators/keys/time_key.hpp"
 #include "operators/keys/window_set.hpp"
+#include "operators/window/deferred_folds.hpp"
 #include "operators/window/window_base.hpp"
 
 #include <cstddef>
@@ -59,6 +60,7 @@ class AlignedWindow final : public WindowOperatorBase,
 public:
     AlignedWindow(const OperatorContext &ctx, WindowConfig cfg)
         : WindowOperatorBase(ctx, std::move(cfg))
+        , m_deferred(m_aggs.specs())
     {
     }
 
@@ -70,6 +72,7 @@ public:
     void processKeyed(
         Record &&rec, Timestamp t, std::string_view key, std::uint64_t hash, Output &out) override
     {
+        foldDeferred();
         process<true>(WholeRecord{rec}, t, key, hash, out);
     }
 
@@ -84,6 +87,7 @@ public:
                        fusable::RecordMaker &maker,
                        Output &out) override
     {
+        foldDeferred();
         process<true>(Inputs{inputs, maker}, t, key, hash, out);
     }
 
@@ -144,6 +148,19 @@ public:
             const std::string_view k = keyOf<Given>(in, key, hash);
             Pane &p = pane(start);
             out.account(p.fired ? observe::Fate::LateAccepted : observe::Fate::Windowed);
+            if constexpr (!Given && std::is_same_v<In, WholeRecord>) {
+                if (!p.fired && m_state.store == nullptr) { // a pure fold: deferred_folds.hpp
+                    if (m_deferred.full())
+                        foldOldest();
+                    Pane &q = pane(start); // (foldOldest may have looked up another pane)
+                    q.table.prefetchSlot(hash);
+                    m_deferred.push(start, k, hash, in.rec);
+                    if (const DeferredFolds::Fold *f = m_deferred.rowAhead())
+                        (f->start == start ? q : pane(f->start)).table.prefetchRowOf(f->hash);
+                    return;
+                }
+            }
+            foldDeferred();
             addTo(p, k, hash, in, out);
             return;
         }
@@ -174,6 +191,7 @@ public:
 
     void processWatermark(Timestamp w, Output &out) override
     {
+        foldDeferred();
         if (w > m_wm)
             m_wm = w;
         // Fire and drop panes as their timers come due. Panes of one size fire in order of end,
@@ -202,6 +220,7 @@ public:
 
     void reportMetrics(observe::NodeMetrics &m) const override
     {
+        foldDeferredNow();
         m.stateEntries = m_entries;
         m.openWindows = static_cast<std::int64_t>(m_panes.size());
         // Entries count memory and disk; bytes are the memory in use (spilled bytes live in
@@ -213,11 +232,13 @@ public:
 
     state::SpillStats spillStats() const override
     {
+        foldDeferredNow();
         return m_spill.stats(m_entries - m_spill.entriesSpilled());
     }
 
     void snapshotState(StateWriter &w) const override
     {
+        foldDeferredNow();
         writeHeader(w);
         std::size_t bound = 16;
         for (const auto &[start, p] : m_panes)
@@ -262,6 +283,7 @@ public:
             const auto *a = dynamic_cast<const AlignedWindow *>(op);
             if (a == nullptr)
                 throw std::logic_error("window: asked to merge another operator's state");
+            a->foldDeferredNow();
             // (settings.state "rocksdb" runs with parallelism 1: instances never spill.)
             if (a->m_spill.entriesSpilled() != 0)
                 throw std::runtime_error("window entries spilled to RocksDB cannot be merged "
@@ -297,6 +319,7 @@ public:
         m_panes.clear();
         m_timers.clear();
         m_lastPane = nullptr;
+        m_deferred.clear();
         m_entries = 0;
         m_spill.reset();
         if (!readHeader(r))
@@ -422,6 +445,34 @@ private:
         m_lastStart = start;
         return p;
     }
+
+    /// Folds the deferred records into their panes, in their order (deferred_folds.hpp): the
+    /// rows not asked for yet first, then each record folded as addTo folds it (no spill:
+    /// never deferred with one; the pane has not fired: nothing to emit).
+    void foldDeferred()
+    {
+        if (m_deferred.empty()) [[likely]]
+            return;
+        const std::size_t n = m_deferred.size();
+        for (std::size_t i = n > DeferredFolds::kRowAhead ? n - DeferredFolds::kRowAhead : 0; i < n;
+             ++i)
+            pane(m_deferred.at(i).start).table.prefetchRowOf(m_deferred.at(i).hash);
+        while (!m_deferred.empty())
+            foldOldest();
+    }
+    void foldOldest()
+    {
+        const DeferredFolds::Fold &f = m_deferred.at(0);
+        Pane &p = pane(f.start); // made when the record came; panes go only at watermarks
+        bool created = false;
+        const std::uint32_t idx = p.table.findOrInsert(f.key, f.hash, created);
+        m_entries += created ? 1 : 0;
+        m_ignoredValues += m_aggs.fold(m_deferred.inputsAt(0), p.table.acc(idx));
+        m_deferred.popOldest();
+    }
+    /// foldDeferred from a const entry point: the records are folded in already as far as
+    /// anything outside can tell, so their state is the operator's observable state.
+    void foldDeferredNow() const { const_cast<AlignedWindow *>(this)->foldDeferred(); }
 
     /// A pane's timers: its firing unless it counts as fired, then its clean-up.
     void pushTimers(const Pane &p)
@@ -604,6 +655,7 @@ private:
     keys::ExpiryQueue<PaneTimer> m_timers;
     std::vector<PaneTable> m_pool;
     Pane *m_lastPane = nullptr;
+    DeferredFolds m_deferred; ///< pure folds held back (P = 1's records)
     Timestamp m_lastStart = 0;
     Timestamp m_tumbleFrom = 1, m_tumbleTo = 0; ///< tumblingStart's last window (none yet)
     std::size_t m_expected = 16;                ///< keys per window seen last: initial table size
