@@ -211,22 +211,6 @@ private slots:
             QCOMPARE(std::string(t.key(i)), order[i]);
             QCOMPARE(t.acc(i)[1].d, static_cast<std::int64_t>(order[i].size()));
         }
-        {
-            // A copy is a table of its own: the same rows, found by their keys, and inserting
-            // into it leaves the original as it was.
-            keys::RowTable<Cell32> copy = t;
-            for (std::uint32_t i = 0; i < t.size(); ++i) {
-                bool created = true;
-                QCOMPARE(copy.findOrInsert(order[i], keys::hashBytes(order[i]), created), i);
-                QVERIFY(!created);
-                QCOMPARE(copy.acc(i)[0].a, t.acc(i)[0].a);
-            }
-            bool created = false;
-            QCOMPARE(copy.findOrInsert("new", keys::hashBytes("new"), created),
-                     static_cast<std::uint32_t>(t.size()));
-            QVERIFY(created);
-            QCOMPARE(copy.size(), t.size() + 1);
-        }
         // Touch every third row; keep those (second chance), in order.
         t.clearTouches();
         std::vector<std::uint32_t> keep;

@@ -5,6 +5,7 @@
 // the machines measured was about as expensive as the miss itself. Where transparent huge
 // pages are off, the advice is ignored and this is an ordinary aligned array.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdlib>
 #include <new>
@@ -13,6 +14,22 @@
 #include <utility>
 
 namespace tideline::keys {
+
+/// Memory for a randomly probed table of `bytes` (rounded up in place to what was taken):
+/// from 1 MiB on 2 MiB-aligned and marked MADV_HUGEPAGE, else on a cache line. Freed with
+/// std::free. Throws std::bad_alloc. (HugeArray's slots, RowTable's rows.)
+inline void *allocateTable(std::size_t &bytes)
+{
+    constexpr std::size_t kHuge = std::size_t(2) << 20;
+    const std::size_t align = bytes >= kHuge / 2 ? kHuge : 64;
+    bytes = (std::max<std::size_t>(bytes, 1) + align - 1) / align * align;
+    void *p = std::aligned_alloc(align, bytes);
+    if (!p)
+        throw std::bad_alloc();
+    if (align == kHuge)
+        (void)madvise(p, bytes, MADV_HUGEPAGE);
+    return p;
+}
 
 template<class T>
 class HugeArray
@@ -39,23 +56,11 @@ public:
     /// Replaces the contents by n copies of fill.
     void assign(std::size_t n, const T &fill)
     {
-        constexpr std::size_t kHuge = std::size_t(2) << 20;
         std::free(m_p);
         m_p = nullptr;
         m_n = 0;
         std::size_t bytes = n * sizeof(T);
-        void *p;
-        if (bytes >= kHuge / 2) {
-            bytes = (bytes + kHuge - 1) / kHuge * kHuge;
-            p = std::aligned_alloc(kHuge, bytes);
-            if (p)
-                madvise(p, bytes, MADV_HUGEPAGE);
-        } else {
-            p = std::malloc(bytes == 0 ? 1 : bytes);
-        }
-        if (!p)
-            throw std::bad_alloc();
-        m_p = static_cast<T *>(p);
+        m_p = static_cast<T *>(allocateTable(bytes));
         m_n = n;
         for (std::size_t i = 0; i < n; ++i)
             m_p[i] = fill;

@@ -21,18 +21,16 @@
 // keys::SpillPolicy (touch / touched / clearTouches) and keepOnly to drop spilled rows.
 
 #include "operators/keys/hash.hpp"
+#include "operators/keys/huge_array.hpp"
 #include "operators/keys/slot_index.hpp"
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <new>
 #include <string>
 #include <string_view>
-#include <sys/mman.h>
 #include <type_traits>
 #include <vector>
 
@@ -58,25 +56,8 @@ public:
         swap(o);
         return *this;
     }
-    RowTable(const RowTable &o)
-        : m_keys(o.m_keys)
-        , m_stride(o.m_stride)
-    {
-        m_index.reset(o.m_index.capacity() ? o.m_index.capacity() : 16);
-        reserveRows(o.m_size);
-        m_size = o.m_size;
-        if (m_size)
-            std::memcpy(m_rows.get(), o.m_rows.get(), o.m_size * m_stride);
-        reindex();
-    }
-    RowTable &operator=(const RowTable &o)
-    {
-        if (this != &o) {
-            RowTable copy(o);
-            swap(copy);
-        }
-        return *this;
-    }
+    RowTable(const RowTable &) = delete; // nothing copies a pane table
+    RowTable &operator=(const RowTable &) = delete;
 
     void reset(std::size_t expected, std::size_t nCells)
     {
@@ -233,36 +214,19 @@ private:
         return *reinterpret_cast<std::uint32_t *>(rowAt(i) + offsetof(Header, meta));
     }
 
-    /// Room for `rows` rows of the current stride, keeping the rows there are. Cache-line
-    /// aligned; from 1 MiB on 2 MiB-aligned and on transparent huge pages (huge_array.hpp's
-    /// reasons: a probe into many MiB should cost a miss, not a miss and a page walk).
+    /// Room for `rows` rows of the current stride, keeping the rows there are (allocateTable:
+    /// cache-line aligned, on huge pages from 1 MiB on).
     void reserveRows(std::size_t rows)
     {
         if (rows <= m_capacity && m_rows)
             return;
-        constexpr std::size_t kHuge = std::size_t(2) << 20;
-        std::size_t bytes = std::max<std::size_t>(rows * m_stride, 64);
-        const std::size_t align = bytes >= kHuge / 2 ? kHuge : 64;
-        bytes = (bytes + align - 1) / align * align;
-        auto *p = static_cast<std::byte *>(std::aligned_alloc(align, bytes));
-        if (!p)
-            throw std::bad_alloc();
-        if (align == kHuge)
-            (void)madvise(p, bytes, MADV_HUGEPAGE);
+        std::size_t bytes = rows * m_stride;
+        auto *p = static_cast<std::byte *>(allocateTable(bytes));
         if (m_size)
             std::memcpy(p, m_rows.get(), m_size * m_stride);
         m_rows.reset(p);
         m_bytes = bytes;
         m_capacity = bytes / m_stride;
-    }
-    /// Rebuilds the index over the rows there are (a copy's).
-    void reindex()
-    {
-        for (std::uint32_t i = 0; i < m_size; ++i) {
-            const std::string_view k = key(i);
-            const Probe p(k, hashBytes(k));
-            m_index.place(m_index.holeFor(p.tag), p, i);
-        }
     }
     void swap(RowTable &o) noexcept
     {

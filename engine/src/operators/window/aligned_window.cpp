@@ -98,11 +98,12 @@ public:
     {
         // Tumbling records in the pane of the last one (nearly all, on ordered input); any
         // other record goes without: finding its pane would cost what the hint saves.
-        if (m_cfg.type != WindowType::Tumbling || m_lastPane == nullptr)
+        if (m_cfg.type != WindowType::Tumbling || m_lastPane == nullptr
+            || m_lastStart != m_tumbleFrom)
             return;
-        if (soon >= m_tumbleFrom && soon < m_tumbleTo && m_lastStart == m_tumbleFrom)
+        if (soon >= m_tumbleFrom && soon < m_tumbleTo)
             m_lastPane->table.prefetchSlot(soonHash);
-        if (sooner >= m_tumbleFrom && sooner < m_tumbleTo && m_lastStart == m_tumbleFrom)
+        if (sooner >= m_tumbleFrom && sooner < m_tumbleTo)
             m_lastPane->table.prefetchRowOf(soonerHash);
     }
 
@@ -151,12 +152,11 @@ public:
             if constexpr (!Given && std::is_same_v<In, WholeRecord>) {
                 if (!p.fired && m_state.store == nullptr) { // a pure fold: deferred_folds.hpp
                     if (m_deferred.full())
-                        foldOldest();
-                    Pane &q = pane(start); // (foldOldest may have looked up another pane)
-                    q.table.prefetchSlot(hash);
+                        foldOldest(); // adds and drops no pane: p stays valid
+                    p.table.prefetchSlot(hash);
                     m_deferred.push(start, k, hash, in.rec);
                     if (const DeferredFolds::Fold *f = m_deferred.rowAhead())
-                        (f->start == start ? q : pane(f->start)).table.prefetchRowOf(f->hash);
+                        (f->start == start ? p : pane(f->start)).table.prefetchRowOf(f->hash);
                     return;
                 }
             }
