@@ -55,6 +55,48 @@ private slots:
         QCOMPARE(parts, whole);
     }
 
+    void crc32cImplementationsAgree()
+    {
+        // Each way this CPU has (table, CRC instruction lanes, carry-less folding) against a
+        // bit-at-a-time CRC-32C written here, over every length across the folding's 256-byte
+        // step and 16-byte tail, at unaligned starts and with a CRC carried in.
+        const auto bitwise = [](std::string_view s, std::uint32_t crc) {
+            std::uint32_t c = ~crc;
+            for (unsigned char b : s) {
+                c ^= b;
+                for (int k = 0; k < 8; ++k)
+                    c = (c & 1) ? (c >> 1) ^ 0x82f63b78u : c >> 1;
+            }
+            return ~c;
+        };
+        std::string bytes(70000, '\0');
+        std::uint32_t seed = 12345;
+        for (char &b : bytes) {
+            seed = seed * 1103515245u + 12345u;
+            b = static_cast<char>(seed >> 23);
+        }
+        std::vector<std::size_t> lengths;
+        for (std::size_t n = 0; n <= 1100; ++n)
+            lengths.push_back(n);
+        for (std::size_t n : {3071u, 3072u, 3073u, 4096u, 15403u, 65536u + 17u})
+            lengths.push_back(n);
+        const auto impls = checkpoint::crc32cImplementations();
+        QVERIFY(!impls.empty());
+        for (checkpoint::CrcImpl impl : impls) {
+            QCOMPARE(checkpoint::crc32cUsing(impl, "123456789"), 0xE3069283u);
+            for (std::size_t n : lengths)
+                for (std::size_t at : {0u, 1u, 7u, 63u}) {
+                    const std::string_view s = std::string_view(bytes).substr(at, n);
+                    const std::uint32_t carried = static_cast<std::uint32_t>(n * 2654435761u);
+                    if (checkpoint::crc32cUsing(impl, s, carried) != bitwise(s, carried))
+                        QFAIL(qPrintable(QStringLiteral("implementation %1, %2 bytes at %3")
+                                             .arg(static_cast<int>(impl))
+                                             .arg(n)
+                                             .arg(at)));
+                }
+        }
+    }
+
     void failureCauses()
     {
         QCOMPARE(checkpoint::causeFromErrno(ENOSPC), std::string("disk full"));
