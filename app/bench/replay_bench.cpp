@@ -114,17 +114,18 @@ int replayBench(const Options &o)
             std::fprintf(stderr, "tideline-bench replay: %s\n", error.c_str());
             return 1;
         }
-        JobOptions jo;
+        JobOptions jo, direct0;
         jo.feed = replayer.get();
         jo.clock = &replayer->clock();
+        jo.parallelism = direct0.parallelism = o.parallelism; // both at the same N
         // The order alternates run by run: on a shared machine the second run of a pair is not
         // measured under the same conditions as the first.
         Measurement replay, direct;
         if (r % 2 == 0) {
             replay = runPipeline(spec, ".", {}, jo);
-            direct = runPipeline(spec, ".");
+            direct = runPipeline(spec, ".", {}, direct0);
         } else {
-            direct = runPipeline(spec, ".");
+            direct = runPipeline(spec, ".", {}, direct0);
             replay = runPipeline(spec, ".", {}, jo);
         }
         if (!replay.failure.empty() || !direct.failure.empty()) {
@@ -132,8 +133,11 @@ int replayBench(const Options &o)
                          direct.failure.c_str());
             return 1;
         }
-        const std::string desc = " -> watermark(event_time) -> window(tumbling "
-                                 + std::to_string(o.sizeMs) + " ms, count by user_id) -> discard";
+        const std::string desc
+            = " -> watermark(event_time) -> window(tumbling " + std::to_string(o.sizeMs)
+              + " ms, count by user_id) -> discard"
+              + (o.parallelism > 1 ? ", parallelism " + std::to_string(o.parallelism)
+                                   : std::string());
         print("replay", "--replay of " + std::to_string(o.lines) + " recorded lines" + desc,
               replay);
         std::printf("\n");

@@ -58,6 +58,23 @@ public:
     /// The run's failure for a failed read, as poll() words it.
     virtual std::string readFailure(const std::string &error) const = 0;
 
+    /// A replay (--replay): true, with the configuration that parses its lines, when the
+    /// recorded lines may be made into records elsewhere (JSON lines: a CSV record may span
+    /// lines, which only the reader on the loop thread joins). The source then reads nothing
+    /// by itself until its lines run out (takeLines said End).
+    [[nodiscard]] virtual bool fuseReplay(sources::FileChunkConfig &cfg) = 0;
+    enum class Take {
+        Lines,   ///< `out` holds lines (up to about maxBytes)
+        Pending, ///< none due yet on the replay's clock
+        End      ///< the recorded lines ended
+    };
+    /// Appends the replay's next lines that are due to `out`, as poll() would read them
+    /// (loop thread). `ahead`: lines not due yet are taken too, the replay's clock moved on to
+    /// them, when it runs flat out (Feed::skipToNext). Throws like poll() on a damaged
+    /// recording.
+    [[nodiscard]] virtual Take takeLines(sources::LineList &out, std::size_t maxBytes, bool ahead)
+        = 0;
+
 protected:
     ~SplittableFile() = default;
 };

@@ -255,6 +255,7 @@ Feed::Next Replayer::nextLines(int source, bool anyTime, LineBatch *&out)
     batch.count = batch.taken = 0;
     batch.rawAt = batch.rawEnd = batch.rawBase = nullptr;
     batch.rawEnds = nullptr;
+    batch.rawStays = false;
     if (batch.lines.empty()) // as many as the loop pulls from a source per turn (batchSize)
         batch.lines.resize(256);
     if (m_haveHead || m_exhausted) {
@@ -343,6 +344,7 @@ bool Replayer::takeRun(int source, LineBatch &batch)
     batch.rawEnd = run.end;
     batch.rawBase = run.base;
     batch.rawEnds = run.ends;
+    batch.rawStays = m_reader->mapped();
     batch.rawHasOffset = run.firstOffset.has_value();
     batch.rawOffset = run.firstOffset.value_or(0);
     if (run.partition) {
@@ -351,6 +353,28 @@ bool Replayer::takeRun(int source, LineBatch &batch)
             left[static_cast<std::size_t>(*run.partition)] -= run.count;
     }
     m_replayed += run.count;
+    return true;
+}
+
+bool Replayer::skipToNext(int source)
+{
+    if (m_clock.speed() > 0 || m_batch.left() || source < 0
+        || static_cast<std::size_t>(source) >= m_ended.size())
+        return false; // paced; or a batch's lines come first (they are due)
+    std::int64_t at = 0;
+    Reader::RawRun run;
+    if (!m_haveHead && !m_exhausted && m_reader->peekRun(run, true) == Reader::Run::Lines) {
+        if (run.source != source)
+            return false;
+        at = run.atMs;
+    } else {
+        if (!fillHead() || m_head.source != source)
+            return false;
+        at = m_head.atMs;
+    }
+    const std::int64_t due = m_reader->info().manifest.startedAtMs + at;
+    if (due > m_clock.nowMs())
+        m_clock.skipMs(due - m_clock.nowMs());
     return true;
 }
 

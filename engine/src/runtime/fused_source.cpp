@@ -5,6 +5,7 @@
 
 #include "runtime/runtime.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
 #include <string_view>
@@ -28,7 +29,9 @@ FusedChunk::FusedChunk(const FusedConfig &cfg)
     , m_dedupKey(cfg.keys)
     , m_inputs(cfg.aggs ? *cfg.aggs : std::vector<window::AggSpec>{})
 {
-    if (cfg.file) {
+    if (cfg.replay) {
+        lines = std::make_unique<sources::LineList>();
+    } else if (cfg.file) {
         file = std::make_unique<sources::FileChunk>(*cfg.file);
         file->scratch = cfg.aggs != nullptr; // one record parsed into again, line by line
     }
@@ -77,10 +80,10 @@ void FusedChunk::route(Round &r, Record &rec, std::uint32_t index, std::uint32_t
         item.inputs = static_cast<std::uint32_t>(io.inputsUsed);
         io.inputsUsed = need;
         m_inputs.readAll(rec, io.inputs.data() + item.inputs);
-        if (file) {
+        if (m_cfg.file) {
             item.text = static_cast<std::uint32_t>(r.text.size());
-            item.textSize = static_cast<std::uint32_t>(file->lineText.size());
-            r.text.append(file->lineText);
+            item.textSize = static_cast<std::uint32_t>(m_lineText.size());
+            r.text.append(m_lineText);
         }
     }
     if (t > m_maxTs) {
@@ -96,6 +99,7 @@ void FusedChunk::route(Round &r, Record &rec, std::uint32_t index, std::uint32_t
 void FusedChunk::lineRecord(std::size_t index)
 {
     const std::uint32_t step = 2 * m_next++ + 1;
+    m_lineText = file->lineText;
     route(*round, file->records[index], static_cast<std::uint32_t>(index), step);
 }
 
@@ -110,6 +114,61 @@ void FusedChunk::lineError(const sources::ChunkLineError &e)
     s.line = e.line;
     s.tooLong = e.tooLong;
     s.length = e.length;
+}
+
+void FusedChunk::sideLine(Round &r,
+                          const sources::LineList::Line &l,
+                          std::string_view text,
+                          std::string reason)
+{
+    SideError &s = r.side.emplace_back();
+    s.step = 2 * m_next++ + 1;
+    s.localW = m_localW;
+    s.reason = std::move(reason);
+    s.fromSource = true;
+    s.raw.assign(text);
+    s.line = l.number;
+    s.tooLong = l.tooLong;
+    s.length = l.length;
+}
+
+void FusedChunk::runLines(Round &r)
+{
+    // As FileSource::poll treats a recorded line: over the limit (recorded as its head and
+    // length) to `errors`, the byte order mark of line 1 dropped, blank lines skipped, the
+    // rest parsed; a record is routed while it is in cache, as a file range's are.
+    std::vector<Record> &records = takeBlock(r).records;
+    const bool scratch = m_cfg.aggs != nullptr; // one record, parsed into again
+    std::size_t used = 0;
+    for (const sources::LineList::Line &l : lines->lines) {
+        std::string_view text = lines->textOf(l);
+        if (l.tooLong) {
+            sideLine(r, l, text, "record_too_large");
+            continue;
+        }
+        if (l.number == 1 && text.substr(0, 3) == sources::kByteOrderMark)
+            text.remove_prefix(3);
+        if (sources::isBlankLine(text))
+            continue;
+        const std::size_t index = scratch ? 0 : used;
+        if (records.size() <= index)
+            records.emplace_back();
+        Record &rec = records[index];
+        rec.clear();
+        if (!m_cfg.file->parse(text, rec, m_parser, m_error)) {
+            sideLine(r, l, text, m_error);
+            continue;
+        }
+        used += scratch ? 0 : 1;
+        m_lineText = text;
+        const std::uint32_t step = 2 * m_next++ + 1;
+        route(r, rec, static_cast<std::uint32_t>(index), step);
+    }
+    r.count = m_next;
+    if (!scratch) // the vector has stopped growing: the items may point into it now
+        for (InstanceIO &io : r.io)
+            for (std::size_t i = 0; i < io.used; ++i)
+                io.fused[i].ptr = &records[io.fused[i].index];
 }
 
 RecordBlock &FusedChunk::takeBlock(Round &r)
@@ -139,7 +198,9 @@ void FusedChunk::run() noexcept
     m_next = 0;
     error = nullptr;
     try {
-        if (!file && m_cfg.aggs) {
+        if (lines) {
+            runLines(r);
+        } else if (!file && m_cfg.aggs) {
             for (long long j = 0; j < r.count; ++j) { // one record, made into again
                 m_cfg.source->makeInto(r.first + j, m_scratch);
                 route(r, m_scratch, static_cast<std::uint32_t>(j),
@@ -182,6 +243,7 @@ void FusedChunk::run() noexcept
 
 FusedSource::FusedSource(std::unique_ptr<Operator> inner,
                          const sources::FileChunkConfig *file,
+                         bool replay,
                          std::uint64_t offset,
                          std::uint64_t line,
                          int sourceNode,
@@ -200,7 +262,9 @@ FusedSource::FusedSource(std::unique_ptr<Operator> inner,
     , m_stageNode(stageNode)
     , m_runtime(runtime)
     , m_counted(std::move(counted))
+    , m_replay(replay)
 {
+    m_cfg.replay = replay;
     if (file) {
         m_file = dynamic_cast<fusable::SplittableFile *>(m_inner.get());
         m_fileCfg = *file;
@@ -247,8 +311,8 @@ void FusedSource::restoreState(StateReader &r)
     drain();
     m_inner->restoreState(r);
     m_issued = -1;
-    if (!m_file)
-        return;
+    if (!m_file || m_replay)
+        return; // (a replay takes no checkpoints: its lines go on from where the reader is)
     // Ranges again from the restored line on (a line start), unless the file can no longer be
     // split: then it reads on by itself.
     sources::FileChunkConfig cfg;
@@ -277,6 +341,23 @@ std::unique_ptr<FusedChunk> FusedSource::makeChunk()
 
 void FusedSource::topUp()
 {
+    if (m_replay) {
+        // The lines due on the replay's clock, a chunk's worth at a time; none due: the chunk
+        // waits for the next poll, and the loop idles (the clock moves on).
+        while (!m_issuedAll && !m_queue->full()) {
+            std::unique_ptr<FusedChunk> c = m_idle ? std::move(m_idle) : makeChunk();
+            c->lines->clear();
+            const auto took = m_file->takeLines(*c->lines, kChunkBytes, m_ahead);
+            if (took == fusable::SplittableFile::Take::Lines) {
+                m_queue->submit(std::move(c));
+                continue;
+            }
+            m_idle = std::move(c);
+            m_issuedAll = took == fusable::SplittableFile::Take::End;
+            break;
+        }
+        return;
+    }
     if (m_file) {
         while (!m_issuedAll && !m_queue->full()) {
             std::unique_ptr<FusedChunk> c = makeChunk();
@@ -335,13 +416,19 @@ SourceOperator::Poll FusedSource::poll(Output &out, int maxRecords)
     topUp();
     FusedChunk *c = m_queue->front(); // runs it here when no worker has started it
     if (!c) {
+        if (m_replay && !m_issuedAll)
+            return Poll::Waiting; // no line is due yet
         m_sequential = true;
         return poll(out, maxRecords);
     }
     if (c->error)
         std::rethrow_exception(c->error);
     std::unique_ptr<Round> r = std::move(c->round);
-    const bool sequential = m_file && handFile(*c, *r);
+    if (m_replay)
+        for (SideError &e : r->side)
+            if (e.fromSource)
+                e.where = m_file->where(e.line, e.tooLong, e.length);
+    const bool sequential = m_file && !m_replay && handFile(*c, *r);
     m_queue->pop();
     if (sequential) {
         m_queue->drain();
@@ -380,8 +467,8 @@ void Runtime::planFused(const std::function<void(const std::string &)> &note)
 {
     if (const char *off = std::getenv("TIDELINE_FUSED"); off && std::string_view(off) == "0")
         return;
-    if (m_options.feed || m_options.capture)
-        return; // the rounds' path (parallel_stage.cpp)
+    if (m_options.capture)
+        return; // the rounds' path (parallel_stage.cpp): a recording wants lines as read
     for (int v : m_order) {
         Node &stageNode = m_nodes[static_cast<std::size_t>(v)];
         auto *stage = dynamic_cast<parallel::ParallelStage *>(stageNode.op.get());
@@ -405,8 +492,12 @@ void Runtime::planFused(const std::function<void(const std::string &)> &note)
             continue;
         sources::FileChunkConfig fileCfg;
         std::uint64_t offset = 0, line = 0;
-        const bool byIndex = indexed && indexed->indexedCount() > 0;
-        if (!byIndex && !(file && file->fuse(fileCfg, offset, line)))
+        // A replay's records are the recording's: a generator is not run again, a file's
+        // recorded lines are taken on the loop thread and parsed on the workers.
+        const bool replay = m_options.feed != nullptr;
+        const bool byIndex = !replay && indexed && indexed->indexedCount() > 0;
+        if (!byIndex
+            && !(file && (replay ? file->fuseReplay(fileCfg) : file->fuse(fileCfg, offset, line))))
             continue;
         auto counted = [this, s, m, v](long long made, long long passed, Timestamp maxTs) {
             m_nodes[static_cast<std::size_t>(s)].metrics.recordsOut += made;
@@ -420,12 +511,21 @@ void Runtime::planFused(const std::function<void(const std::string &)> &note)
                     mm.maxEventTime = maxTs;
             }
         };
-        srcNode.op = std::make_unique<parallel::FusedSource>(
-            std::move(srcNode.op), byIndex ? nullptr : &fileCfg, offset, line, s, *wm, m, *stage, v,
-            *m_pool, *this, std::move(counted));
+        auto fused = std::make_unique<parallel::FusedSource>(
+            std::move(srcNode.op), byIndex ? nullptr : &fileCfg, replay, offset, line, s, *wm, m,
+            *stage, v, *m_pool, *this, std::move(counted));
+        // The run's only source: the replay's clock is read by nothing the fused chain or the
+        // nodes after it do (the chain has no idleness or lead, and no other source's records
+        // are ordered against its), so a flat-out replay takes its lines ahead of it.
+        if (replay && std::count_if(m_nodes.begin(), m_nodes.end(), [](const Node &n) {
+                          return n.source;
+                      }) == 1)
+            fused->takeReplayAhead();
+        srcNode.op = std::move(fused);
         srcNode.source = static_cast<SourceOperator *>(srcNode.op.get());
         note("`" + srcNode.id + "` -> `" + wmNode.id + "` -> `" + stageNode.id
-             + "` fused: records made, stamped and routed on the workers, one crossing each");
+             + "` fused: records made, stamped and routed on the workers, one crossing each"
+             + (replay ? " (the replay's recorded lines taken in order on the loop thread)" : ""));
     }
 }
 

@@ -55,6 +55,8 @@ struct FusedConfig
     BlockHomes *homes = nullptr;
     const fusable::IndexedSource *source = nullptr; ///< a generator, or
     const sources::FileChunkConfig *file = nullptr; ///< a file's chunks
+    /// A replayed file: its lines come as a LineList taken on the loop thread, not as ranges.
+    bool replay = false;
     const fusable::PrefixWatermark *watermark = nullptr;
     Timestamp delay = 0;
     bool window = true; ///< the stage's key as the window encodes it (else as dedup does)
@@ -75,12 +77,19 @@ public:
     std::exception_ptr error;
     std::unique_ptr<sources::FileChunk> file; ///< a file's range (FusedConfig::file)
     bool last = false;                        ///< a file's range to its end
+    std::unique_ptr<sources::LineList> lines; ///< a replay's lines (FusedConfig::replay)
 
 private:
     /// Stamps `rec` (block record `index`) and gives it to its instance as the item `step`.
     void route(Round &r, Record &rec, std::uint32_t index, std::uint32_t step);
     /// The round's block of this thread's records (a generator's handing over inputs needs none).
     RecordBlock &takeBlock(Round &r);
+    /// A replay's lines into records (FileSource::poll's rules for recorded lines), each
+    /// stamped and routed as it is made.
+    void runLines(Round &r);
+    /// A line that goes to `errors` (source side: its `where` is written at hand-over).
+    void
+    sideLine(Round &r, const sources::LineList::Line &l, std::string_view text, std::string reason);
     // A file's lines as FileChunk makes them (LineSink): stamped and routed while in cache.
     void lineRecord(std::size_t index) override;
     void lineError(const sources::ChunkLineError &e) override;
@@ -93,6 +102,9 @@ private:
     std::string m_why;
     window::AggInputReader m_inputs; ///< FusedConfig::aggs's, read on this chunk's thread
     Record m_scratch;                ///< a generator's record when inputs are handed over
+    std::string_view m_lineText;     ///< a file's: the line the routed record was parsed from
+    RecordParser m_parser;           ///< a replay's lines (a parser is one thread's)
+    std::string m_error;
 };
 
 class FusedSource final : public SourceOperator
@@ -101,9 +113,11 @@ public:
     /// Bumps the metrics of the nodes the chunk's records skipped (made, reached the stage).
     using Counted = std::function<void(long long made, long long passed, Timestamp maxTs)>;
 
-    /// `file`: the configuration SplittableFile::fuse gave (from `offset`, `line`), else null.
+    /// `file`: the configuration SplittableFile::fuse gave (from `offset`, `line`), or
+    /// fuseReplay gave (`replay`), else null.
     FusedSource(std::unique_ptr<Operator> inner,
                 const sources::FileChunkConfig *file,
+                bool replay,
                 std::uint64_t offset,
                 std::uint64_t line,
                 int sourceNode,
@@ -126,6 +140,9 @@ public:
     /// Waits for the chunks in flight and drops them (they read the stage's configuration:
     /// before the stage goes, reopenOperators drains).
     void drain();
+    /// A replay of the run's only source: lines are taken ahead of the replay's clock when it
+    /// runs flat out (SplittableFile::takeLines), so that chunks fill up.
+    void takeReplayAhead() { m_ahead = true; }
     std::string stateFingerprint() const override { return m_inner->stateFingerprint(); }
 
     /// Events per chunk: a round's hand-over (a lock, a wake-up per worker) is noise next to it.
@@ -158,7 +175,10 @@ private:
     // A file: where chunking began, the next range, the size then, the lines before the front.
     std::uint64_t m_start = 0, m_next = 0, m_size = 0, m_baseLine = 0;
     bool m_fileStart = false, m_issuedAll = false;
-    bool m_sequential = false; ///< the fused chunks are done: the source reads by itself
+    bool m_sequential = false;          ///< the fused chunks are done: the source reads by itself
+    bool m_replay = false;              ///< a replayed file: chunks of lines it took (takeLines)
+    bool m_ahead = false;               ///< takeReplayAhead()
+    std::unique_ptr<FusedChunk> m_idle; ///< a replay's chunk that got no lines (none due)
     std::unique_ptr<sources::ChunkQueue<FusedChunk>> m_queue; // last: its chunks read the above
 };
 

@@ -84,6 +84,9 @@ struct LineBatch
     const std::size_t *rawEnds = nullptr;
     std::int64_t rawOffset = 0; ///< of the next raw line, when rawHasOffset
     bool rawHasOffset = false;
+    /// The raw lines stay valid after the next call, until the feed is destroyed (the
+    /// recording is mapped): a reader on another thread may parse them where they are.
+    bool rawStays = false;
     bool left() const { return taken < count; }
     /// The next line (left() must be true).
     Line take()
@@ -123,6 +126,11 @@ public:
     /// recorded one; a call while they are not all taken hands the same batch back. Throws
     /// like next().
     virtual Next nextLines(int source, bool anyTime, LineBatch *&batch) = 0;
+    /// A flat-out replay (speed 0, now) whose next record is `source`'s moves its clock on at
+    /// once to the time that record arrived, as the loop's idle ticks would one by one; true
+    /// when it did (the record is due now). For a reader that takes lines ahead of the loop
+    /// (the fused path of a run with this one source, whose outputs no clock reading changes).
+    [[nodiscard]] virtual bool skipToNext(int source) = 0;
     /// A bounded Kafka source's partition still has recorded records (so it is slow, not
     /// idle: SourceOperator::hasRecordsLeft).
     virtual bool hasRecordsLeft(int source, int partition) const = 0;
@@ -253,6 +261,7 @@ public:
     int partitions(int source) const override;
     Next next(int source, bool anyTime, const Entry *&e) override;
     Next nextLines(int source, bool anyTime, LineBatch *&batch) override;
+    bool skipToNext(int source) override;
     bool hasRecordsLeft(int source, int partition) const override;
     std::string where() const override;
 

@@ -303,6 +303,8 @@ public:
     [[nodiscard]] Run peekRun(RawRun &run, bool mayRead);
     void takeRun();
     bool blocks() const { return m_blocks; }
+    /// records.tsv is mapped: views of its bytes stay valid while the reader lives.
+    bool mapped() const { return m_map != nullptr; }
 
     const std::string &error() const { return m_error; }
     /// The line of records.tsv of the last record read (/2: a block's header is a line, and

@@ -25,14 +25,6 @@ constexpr std::size_t kStep = 64u << 10;
 /// What is kept of a line over the limit (as LineReader keeps).
 constexpr std::size_t kHead = 4096;
 
-bool isBlank(std::string_view line)
-{
-    for (char c : line)
-        if (c != ' ' && c != '\t' && c != '\r')
-            return false;
-    return true;
-}
-
 } // namespace
 
 FileChunk::FileChunk(const FileChunkConfig &cfg)
@@ -218,9 +210,9 @@ bool FileChunk::line(std::string_view text, std::size_t pos)
         tooLong(text.substr(0, kHead), text.size());
         return true;
     }
-    if (m_fileStart && lines == 1 && text.substr(0, 3) == "\xEF\xBB\xBF")
+    if (m_fileStart && lines == 1 && text.substr(0, 3) == kByteOrderMark)
         text.remove_prefix(3); // a UTF-8 byte order mark is not part of the data
-    if (isBlank(text))
+    if (isBlankLine(text))
         return true;
     if (m_cfg.csv && text.find('"') != std::string_view::npos) {
         CsvReader::QuoteScan scan;

@@ -42,6 +42,48 @@ struct FileChunkConfig
     }
 };
 
+/// Spaces, tabs and carriage returns only: source.file skips such a line.
+inline bool isBlankLine(std::string_view line)
+{
+    for (char c : line)
+        if (c != ' ' && c != '\t' && c != '\r')
+            return false;
+    return true;
+}
+
+/// The UTF-8 byte order mark: not part of the data when a file's first line starts with it.
+inline constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+
+/// Lines a replay took from its recording on the loop thread, for a worker to make records of
+/// with the file source's line rules (the fused path of a replayed source.file,
+/// runtime/fused_source.cpp): views of a mapped recording's raw lines, which stay valid, and
+/// copies of the others (the recording's reader reuses their buffers).
+struct LineList
+{
+    struct Line
+    {
+        const char *stays = nullptr;  ///< the line where it stays, else
+        std::size_t at = 0, size = 0; ///< in text
+        std::uint64_t number = 0;     ///< the file's line number, as recorded
+        bool tooLong = false;         ///< over the limit: text is its head, length the real size
+        std::uint64_t length = 0;
+    };
+    std::string text;
+    std::vector<Line> lines;
+    std::size_t bytes = 0; ///< of all lines, viewed or copied
+    void clear()
+    {
+        text.clear();
+        lines.clear();
+        bytes = 0;
+    }
+    std::string_view textOf(const Line &l) const
+    {
+        return l.stays ? std::string_view(l.stays, l.size)
+                       : std::string_view(text).substr(l.at, l.size);
+    }
+};
+
 /// A line that went to `errors` instead of becoming a record.
 struct ChunkLineError
 {

@@ -50,6 +50,7 @@ public:
             const int source = m_feed->sourceIndex(m_nodeId);
             if (source < 0)
                 throw ConfigError("the recording has no input for this source");
+            m_feedSource = source;
             m_reader.replay(m_feed, source);
             if (m_csv)
                 readHeader();
@@ -93,6 +94,48 @@ public:
         offset = m_reader.offset();
         line = m_reader.lineNumber();
         return true;
+    }
+    bool fuseReplay(sources::FileChunkConfig &cfg) override
+    {
+        if (!m_feed || m_csv || m_capture)
+            return false;
+        cfg.fd = -1; // the lines come from takeLines, not from the file
+        cfg.csv = nullptr;
+        cfg.maxLine = m_parser.limits().maxBytes;
+        return true;
+    }
+    Take takeLines(sources::LineList &out, std::size_t maxBytes, bool ahead) override
+    {
+        std::string_view line;
+        std::uint64_t fullLength = 0;
+        const std::size_t had = out.lines.size();
+        while (out.bytes < maxBytes) {
+            const auto r = m_reader.next(line, fullLength);
+            if (r == LineReader::Result::Pending) {
+                if (ahead && m_feed->skipToNext(m_feedSource))
+                    continue;
+                return out.lines.size() > had ? Take::Lines : Take::Pending;
+            }
+            if (r == LineReader::Result::End) {
+                if (!m_reader.error().empty())
+                    throw std::runtime_error("reading " + m_path + ": " + m_reader.error());
+                return out.lines.size() > had ? Take::Lines : Take::End;
+            }
+            m_recordLine = m_reader.lineNumber();
+            sources::LineList::Line &l = out.lines.emplace_back();
+            l.size = line.size();
+            l.number = m_reader.lineNumber();
+            l.tooLong = r == LineReader::Result::TooLong;
+            l.length = fullLength;
+            out.bytes += line.size();
+            if (m_reader.lineStays()) {
+                l.stays = line.data();
+            } else {
+                l.at = out.text.size();
+                out.text.append(line);
+            }
+        }
+        return Take::Lines;
     }
     void resumeAt(std::uint64_t offset, std::uint64_t line) override
     {
@@ -152,9 +195,9 @@ public:
                 ++produced;
                 continue;
             }
-            if (m_reader.lineNumber() == 1 && line.substr(0, 3) == "\xEF\xBB\xBF")
+            if (m_reader.lineNumber() == 1 && line.substr(0, 3) == sources::kByteOrderMark)
                 line.remove_prefix(3); // a UTF-8 byte order mark is not part of the data
-            if (isBlank(line))
+            if (sources::isBlankLine(line))
                 continue;
             if (m_csv && line.find('"') != std::string_view::npos) {
                 // RFC 4180: a quoted cell may span lines; join them (with '\n') first.
@@ -276,13 +319,6 @@ private:
         }
         return true;
     }
-    static bool isBlank(std::string_view line)
-    {
-        for (char c : line)
-            if (c != ' ' && c != '\t' && c != '\r')
-                return false;
-        return true;
-    }
     std::string where() const
     {
         std::string w = m_displayPath + ":" + std::to_string(m_recordLine);
@@ -359,6 +395,7 @@ private:
     Pacer m_pacer;
     recording::Capture *m_capture;
     recording::Feed *m_feed;
+    int m_feedSource = -1; ///< this source's index in the replay's recording
     std::string m_paceTimeField;
     LineReader m_reader;
     RecordParser m_parser;

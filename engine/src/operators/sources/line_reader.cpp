@@ -194,6 +194,7 @@ LineReader::fromFeed(std::string_view &line, std::uint64_t &fullLength, bool rec
         const char *at = batch.rawAt;
         const char *nl = batch.rawBase + *batch.rawEnds++;
         line = std::string_view(at, static_cast<std::size_t>(nl - at));
+        m_lineStays = batch.rawStays;
         batch.rawAt = nl + 1;
         ++batch.taken;
         m_lineNumber
@@ -203,6 +204,7 @@ LineReader::fromFeed(std::string_view &line, std::uint64_t &fullLength, bool rec
         return Result::Line;
     }
     const recording::LineBatch::Line l = batch.take();
+    m_lineStays = false;
     m_lineNumber = l.offset ? static_cast<std::uint64_t>(*l.offset) : m_lineNumber + 1;
     line = l.value;
     fullLength = line.size();

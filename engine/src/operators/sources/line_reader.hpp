@@ -42,6 +42,9 @@ public:
     }
 
     std::uint64_t lineNumber() const { return m_lineNumber; }
+    /// A replay's last line stays where it is until the feed is destroyed (a mapped
+    /// recording's raw line, LineBatch::rawStays): no copy needed to parse it elsewhere.
+    bool lineStays() const { return m_lineStays; }
     /// Byte offset of the start of the next line.
     std::uint64_t offset() const { return m_offset; }
     std::string error() const { return m_error; }
@@ -65,6 +68,7 @@ private:
     std::uint64_t m_offset = 0;
     std::uint64_t m_lineNumber = 0;
     bool m_eof = false;
+    bool m_lineStays = false;
     std::string m_error;
     std::string m_head; ///< first bytes of an over-long line
 };
