@@ -339,7 +339,8 @@ private:
     const char *m_data = nullptr;
     const char *m_map = nullptr; ///< the mapping, when there is one
     std::size_t m_mapSize = 0;
-    std::size_t m_released = 0; ///< mapped bytes before this were given back (RSS)
+    std::size_t m_released = 0;  ///< mapped bytes before this were given back (RSS)
+    std::size_t m_populated = 0; ///< mapped bytes before this were populated ahead
     std::size_t m_pos = 0;
     std::size_t m_end = 0;
     std::size_t m_scan = 0; ///< no '\n' in [m_pos, m_scan)
