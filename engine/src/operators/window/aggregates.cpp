@@ -53,23 +53,23 @@ AggInputReader::AggInputReader(const std::vector<AggSpec> &specs)
         m_fields.push_back(spec.field);
 }
 
-AggInput AggInputReader::read(const Record &r, std::size_t a)
+void AggInputReader::readInto(const Record &r, std::size_t a, AggInput &in)
 {
-    AggInput in;
+    in = AggInput{};
     const std::string &field = m_fields[a];
     if (field.empty())
-        return in;
+        return;
     const int idx = findField(r, field, m_hints[a]);
     if (idx < 0) {
         // Missing is ignored like null, except that a nested object is a value (non-null):
         // counted by count, not a number for the others.
         if (r.hasObject(field))
             in.kind = AggInput::Kind::Other;
-        return in;
+        return;
     }
     const Value v = r.valueAt(static_cast<std::size_t>(idx));
     if (v.isNull())
-        return in;
+        return;
     if (!v.isNumber()) {
         in.kind = AggInput::Kind::Other;
     } else if (v.type == ValueType::Int) {
@@ -79,7 +79,6 @@ AggInput AggInputReader::read(const Record &r, std::size_t a)
         in.kind = AggInput::Kind::Double;
         in.d = v.d;
     }
-    return in;
 }
 
 Aggregates::Aggregates(std::vector<AggSpec> specs)
