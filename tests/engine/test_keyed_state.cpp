@@ -20,6 +20,7 @@
 #include <QDir>
 #include <QtTest>
 
+#include <limits>
 #include <map>
 #include <random>
 #include <set>
@@ -104,6 +105,31 @@ private slots:
     // One hash for every table: deterministic, sensitive to every byte and to length (a key
     // and the same key with a trailing 0 differ), and spread in both halves (tables use the
     // low bits for the home slot, the high or low 31 bits as a tag).
+    // hashFreshKey is hashBytes, put together another way for 9-byte keys: the same value for
+    // every byte pattern (high bytes, sign bits, every tag) and for every other length.
+    void freshKeyHashIsHashBytes()
+    {
+        std::uint64_t x = 0x12345678abcdefull;
+        std::string key;
+        for (int i = 0; i < 20000; ++i) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            key.assign(static_cast<std::size_t>(i % 24), '\0');
+            for (std::size_t b = 0; b < key.size(); ++b)
+                key[b] = static_cast<char>(x >> (8 * (b % 8)) ^ b * 37);
+            QCOMPARE(keys::hashFreshKey(key), keys::hashBytes(key));
+        }
+        for (std::int64_t v :
+             {std::int64_t{0}, std::int64_t{-1}, std::int64_t{905},
+              std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()}) {
+            key.clear();
+            keys::appendValue(Value::integer(v), key);
+            QCOMPARE(key.size(), std::size_t{9});
+            QCOMPARE(keys::hashFreshKey(key), keys::hashBytes(key));
+        }
+    }
+
     void hashIsOneFunctionSpreadOverBothHalves()
     {
         const std::string k = "user-123";

@@ -54,7 +54,7 @@ void FusedChunk::route(Round &r, Record &rec, std::uint32_t index, std::uint32_t
         m_groupKey.encode(rec, m_key);
     else
         m_dedupKey.encode(rec, m_key);
-    const std::uint64_t hash = keys::hashBytes(m_key);
+    const std::uint64_t hash = keys::hashFreshKey(m_key);
     const int k = instanceOfKeyGroup(keyGroupOfHash(hash), m_cfg.instances);
     InstanceIO &io = r.io[static_cast<std::size_t>(k)];
     if (io.used == io.fused.size())

@@ -14,18 +14,35 @@
 
 namespace tideline::keys {
 
+namespace hash_detail {
+constexpr std::uint64_t kMul = 0x9E3779B97F4A7C15ull;
+inline std::uint64_t seed(std::size_t n) noexcept
+{
+    return 0x243F6A8885A308D3ull ^ (n * kMul);
+}
+inline std::uint64_t mix(std::uint64_t h, std::uint64_t w) noexcept
+{
+    h = (h ^ w) * kMul;
+    return h ^ (h >> 29);
+}
+inline std::uint64_t finish(std::uint64_t h) noexcept
+{
+    h *= 0xBF58476D1CE4E5B9ull;
+    return h ^ (h >> 32);
+}
+} // namespace hash_detail
+
 inline std::uint64_t hashBytes(std::string_view bytes) noexcept
 {
-    constexpr std::uint64_t kMul = 0x9E3779B97F4A7C15ull;
-    std::uint64_t h = 0x243F6A8885A308D3ull ^ (bytes.size() * kMul);
+    using namespace hash_detail;
+    std::uint64_t h = seed(bytes.size());
     const char *p = bytes.data();
     std::size_t n = bytes.size();
     const std::size_t total = n;
     while (n >= 8) {
         std::uint64_t w;
         std::memcpy(&w, p, 8);
-        h = (h ^ w) * kMul;
-        h ^= h >> 29;
+        h = mix(h, w);
         p += 8;
         n -= 8;
     }
@@ -40,12 +57,27 @@ inline std::uint64_t hashBytes(std::string_view bytes) noexcept
         } else {
             std::memcpy(&w, p, n);
         }
-        h = (h ^ w ^ (static_cast<std::uint64_t>(n) << 56)) * kMul;
-        h ^= h >> 29;
+        h = mix(h, w ^ (static_cast<std::uint64_t>(n) << 56));
     }
-    h *= 0xBF58476D1CE4E5B9ull;
-    h ^= h >> 32;
-    return h;
+    return finish(h);
+}
+
+/// hashBytes(key) of a key an encoder has just written: the same value. A one-number key is 9
+/// bytes, written as a tag byte and an 8-byte value; hashBytes' first 8-byte load spans both
+/// stores, which the store buffer cannot forward, so it waited for them to reach the cache on
+/// every record (perf: a quarter of the fused path's routing, docs/benchmarks.md). Here the
+/// word is put together from a 1-byte and an 8-byte load that each match one store.
+inline std::uint64_t hashFreshKey(std::string_view key) noexcept
+{
+    if (key.size() != 9)
+        return hashBytes(key);
+    using namespace hash_detail;
+    std::uint64_t rest;
+    std::memcpy(&rest, key.data() + 1, 8);
+    const std::uint64_t first = static_cast<unsigned char>(key[0]);
+    std::uint64_t h = mix(seed(9), first | (rest << 8)); // bytes 0..7
+    h = mix(h, (rest >> 56) ^ (std::uint64_t{1} << 56)); // byte 8, the tail of one byte
+    return finish(h);
 }
 
 /// Transparent hash so that maps keyed by std::string accept string_view lookups.

@@ -132,7 +132,7 @@ public:
             return key;
         } else {
             m_codec.encode(in.rec, m_keyBuf);
-            hash = hashBytes(m_keyBuf);
+            hash = keys::hashFreshKey(m_keyBuf);
             return m_keyBuf;
         }
     }
