@@ -191,9 +191,14 @@ public:
 
     void processWatermark(Timestamp w, Output &out) override
     {
-        foldDeferred();
         if (w > m_wm)
             m_wm = w;
+        // The folds held back wait across a watermark that moves no timer: it fires and drops
+        // no pane, so nothing looks at one, and those records were found on time against the
+        // watermark when they came (a watermark after nearly every record had drained the
+        // ring each time, its last rows asked for just before they were folded).
+        if (!m_timers.empty() && m_timers.top().at <= m_wm)
+            foldDeferred();
         // Fire and drop panes as their timers come due. Panes of one size fire in order of end,
         // and a pane's clean-up (pushed after its firing) never comes before it.
         while (!m_timers.empty() && m_timers.top().at <= m_wm) {
