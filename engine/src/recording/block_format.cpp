@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 
@@ -97,6 +98,14 @@ std::size_t *roomFor(std::vector<std::size_t> &ends, std::size_t n)
 // bytes; a prefetch past the mapping is a hint that does nothing.
 constexpr std::size_t kScanAhead = 8192;
 
+/// The hint for s[i + kScanAhead], which may lie past `s` (the address is computed as an
+/// integer: a pointer past its object is not one to compute).
+inline void prefetchAhead(std::string_view s, std::size_t i)
+{
+    __builtin_prefetch(reinterpret_cast<const void *>(reinterpret_cast<std::uintptr_t>(s.data()) + i
+                                                      + kScanAhead));
+}
+
 /// One SIMD register's worth: the ends in s[i, i + W), W the register's width.
 template<std::size_t W>
 inline void endsIn(
@@ -119,7 +128,7 @@ void lineEndsSse2(std::string_view s, std::vector<std::size_t> &ends)
             _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i *>(s.data() + at)), nl)));
     };
     for (; i + 64 <= s.size(); i += 64) {
-        __builtin_prefetch(s.data() + i + kScanAhead);
+        prefetchAhead(s, i);
         for (std::size_t k = 0; k < 64; k += 16)
             endsIn<16>(i + k, mask(i + k), out, n, ends);
     }
@@ -136,7 +145,7 @@ __attribute__((target("avx2"))) void lineEndsAvx2(std::string_view s,
     const __m256i nl = _mm256_set1_epi8('\n');
     for (; i + 32 <= s.size(); i += 32) {
         if ((i & 63) == 0)
-            __builtin_prefetch(s.data() + i + kScanAhead);
+            prefetchAhead(s, i);
         const auto m = static_cast<unsigned>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(
             _mm256_loadu_si256(reinterpret_cast<const __m256i *>(s.data() + i)), nl)));
         endsIn<32>(i, m, out, n, ends);

@@ -144,7 +144,7 @@ public:
 
 private:
     void parseRange();
-    /// Appends up to `want` bytes read at m_base + m_buf.size(); false when none (end).
+    /// Appends up to `want` bytes read at m_base + m_len; false when none (end).
     bool readMore(std::size_t want);
     /// pos: relative start of the line; returns false when the chunk must stop there.
     bool line(std::string_view text, std::size_t pos);
@@ -156,7 +156,8 @@ private:
     const FileChunkConfig &m_cfg;
     RecordParser m_parser;
     std::string m_error;
-    std::string m_buf;
+    std::string m_buf; ///< [0, m_len) read; the rest is room (never read)
+    std::size_t m_len = 0;
     std::uint64_t m_base = 0; ///< file offset of m_buf[0]
     std::uint64_t m_begin = 0, m_end = 0;
     bool m_lineStart = true, m_fileStart = false;
