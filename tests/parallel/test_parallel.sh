@@ -22,6 +22,18 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 parallel_runs=0
+# Runs tideline-run with the arguments after WHAT and LOG, its output into LOG; a failure is
+# reported with WHAT and the log (and returns 1).
+run_logged() {
+    local what=$1 log=$2
+    shift 2
+    if ! timeout 300 "$run" "$@" >"$log" 2>&1; then
+        echo "FAIL $what:"
+        cat "$log"
+        fail=1
+        return 1
+    fi
+}
 bash "$here/write_inputs.sh" "$tmp/files"
 cp "$here"/file-pipelines/*.json "$tmp/files/"
 for p in "$pipelines"/*/pipeline.json "$pipelines"/nexmark/*.json "$here"/pipelines/*.json \
@@ -117,22 +129,16 @@ echo "ok file pipelines' errors name their lines"
 for p in "$tmp"/files/*.json; do
     name=replay-$(basename "$p" .json)
     mkdir -p "$tmp/$name/recorded"
-    if ! timeout 300 "$run" --record "$tmp/$name/rec" --expect "$tmp/$name/recorded" --update-expected "$p" \
-        >"$tmp/$name/logrec" 2>&1; then
-        echo "FAIL $name: recording failed:"
-        cat "$tmp/$name/logrec"
-        fail=1
-        continue
-    fi
+    run_logged "$name: recording failed" "$tmp/$name/logrec" --record "$tmp/$name/rec" \
+        --expect "$tmp/$name/recorded" --update-expected "$p" || continue
     for n in 1 2 4 2p; do
         mkdir -p "$tmp/$name/n$n"
         speed=max
         case $n in *p) speed=1 ;; esac
-        if ! timeout 300 "$run" --replay "$tmp/$name/rec" --replay-speed "$speed" --parallelism "${n%p}" \
-            --expect "$tmp/$name/n$n" --update-expected "$p" >"$tmp/$name/log$n" 2>&1; then
-            echo "FAIL $name: the replay at parallelism $n failed:"
-            cat "$tmp/$name/log$n"
-            fail=1
+        if ! run_logged "$name: the replay at parallelism $n failed" "$tmp/$name/log$n" \
+            --replay "$tmp/$name/rec" --replay-speed "$speed" --parallelism "${n%p}" \
+            --expect "$tmp/$name/n$n" --update-expected "$p"; then
+            :
         elif ! diff -r "$tmp/$name/recorded" "$tmp/$name/n$n" >"$tmp/$name/diff$n"; then
             echo "FAIL $name: the replay at parallelism $n differs from the recorded run:"
             head -20 "$tmp/$name/diff$n"
@@ -225,12 +231,8 @@ for p in "$tmp/files/fused-jsonl-sliding.json" "$tmp/files/fused-multiline.json"
         sed "s|\"format\": \"tideline/1\",|\"format\": \"tideline/1\", \"settings\": {\"checkpoint\": {\"interval_ms\": 20, \"dir\": \"state-$name-$n\"}},|" \
             "$p" >"$ckp"
         mkdir -p "$tmp/ckf-$name-$n"
-        if ! timeout 300 "$run" --parallelism "$n" --expect "$tmp/ckf-$name-$n" --update-expected "$ckp" \
-            >"$tmp/ckflog-$name-$n" 2>&1; then
-            echo "FAIL $name checkpointed at parallelism $n:"
-            cat "$tmp/ckflog-$name-$n"
-            fail=1
-        fi
+        run_logged "$name checkpointed at parallelism $n" "$tmp/ckflog-$name-$n" \
+            --parallelism "$n" --expect "$tmp/ckf-$name-$n" --update-expected "$ckp"
         rm -f "$ckp"
     done
     if ! grep -q "fused: records made" "$tmp/ckflog-$name-2" || ! grep -q "checkpoint" "$tmp/ckflog-$name-2"; then
