@@ -158,6 +158,29 @@ for p in "$tmp"/files/*.json; do
     esac
     echo "ok $name: replayed at 1, 2, 4 and 2 paced with the recorded run's outputs"
 done
+# A damaged recording fails a fused replay as it fails one on the loop thread: the same error
+# (file, line, cause), exit 1, and the same outputs up to it.
+dmg=$tmp/replay-jsonl-malformed/damaged
+cp -r "$tmp/replay-jsonl-malformed/rec" "$dmg"
+python3 -c 'import os, sys
+p = sys.argv[1]; n = os.path.getsize(p) // 2
+with open(p, "r+b") as f:
+    f.seek(n); b = f.read(1); f.seek(n); f.write(bytes([b[0] ^ 1]))' "$dmg/records.tsv"
+for n in 1 2; do
+    mkdir -p "$dmg-n$n"
+    timeout 300 "$run" --replay "$dmg" --parallelism $n --expect "$dmg-n$n" --update-expected \
+        "$tmp/files/jsonl-malformed.json" >"$dmg-log$n" 2>&1
+    echo $? >"$dmg-rc$n"
+    grep -- "--replay: .*records.tsv line" "$dmg-log$n" >"$dmg-err$n"
+done
+if [[ $(cat "$dmg-rc1") != 1 || $(cat "$dmg-rc2") != 1 || ! -s "$dmg-err1" ]] \
+    || ! diff "$dmg-err1" "$dmg-err2" >/dev/null || ! diff -r "$dmg-n1" "$dmg-n2" >/dev/null; then
+    echo "FAIL damaged recording: the replay at parallelism 2 did not fail as at 1:"
+    cat "$dmg-log1" "$dmg-log2"
+    fail=1
+else
+    echo "ok a damaged recording fails the fused replay as the sequential one: $(cat "$dmg-err1")"
+fi
 # Random files (write_random_inputs.sh: seeded, lines of every kind at random places, so chunk
 # boundaries fall everywhere): read with the source in chunks at 2 and 4 workers, its records
 # and errors must be those read line by line.
