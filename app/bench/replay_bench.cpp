@@ -114,19 +114,19 @@ int replayBench(const Options &o)
             std::fprintf(stderr, "tideline-bench replay: %s\n", error.c_str());
             return 1;
         }
-        JobOptions jo, direct0;
-        jo.feed = replayer.get();
-        jo.clock = &replayer->clock();
-        jo.parallelism = direct0.parallelism = o.parallelism; // both at the same N
+        JobOptions replayOpts, fileOpts;
+        replayOpts.feed = replayer.get();
+        replayOpts.clock = &replayer->clock();
+        replayOpts.parallelism = fileOpts.parallelism = o.parallelism; // both at the same N
         // The order alternates run by run: on a shared machine the second run of a pair is not
         // measured under the same conditions as the first.
         Measurement replay, direct;
         if (r % 2 == 0) {
-            replay = runPipeline(spec, ".", {}, jo);
-            direct = runPipeline(spec, ".", {}, direct0);
+            replay = runPipeline(spec, ".", {}, replayOpts);
+            direct = runPipeline(spec, ".", {}, fileOpts);
         } else {
-            direct = runPipeline(spec, ".", {}, direct0);
-            replay = runPipeline(spec, ".", {}, jo);
+            direct = runPipeline(spec, ".", {}, fileOpts);
+            replay = runPipeline(spec, ".", {}, replayOpts);
         }
         if (!replay.failure.empty() || !direct.failure.empty()) {
             std::fprintf(stderr, "tideline-bench replay: %s%s\n", replay.failure.c_str(),

@@ -103,31 +103,25 @@ void FusedChunk::lineRecord(std::size_t index)
 
 void FusedChunk::lineError(const sources::ChunkLineError &e)
 {
-    SideError &s = round->side.emplace_back();
-    s.step = 2 * m_next++ + 1;
-    s.localW = m_localW;
-    s.reason = e.reason;
-    s.fromSource = true;
-    s.raw = e.raw;
-    s.line = e.line;
-    s.tooLong = e.tooLong;
-    s.length = e.length;
+    sourceError(*round, e.reason, e.raw, e.line, e.tooLong, e.length);
 }
 
-void FusedChunk::sideLine(Round &r,
-                          const sources::LineList::Line &l,
-                          std::string_view text,
-                          std::string reason)
+void FusedChunk::sourceError(Round &r,
+                             std::string reason,
+                             std::string_view raw,
+                             std::uint64_t line,
+                             bool tooLong,
+                             std::uint64_t length)
 {
     SideError &s = r.side.emplace_back();
     s.step = 2 * m_next++ + 1;
     s.localW = m_localW;
     s.reason = std::move(reason);
     s.fromSource = true;
-    s.raw.assign(text);
-    s.line = l.number;
-    s.tooLong = l.tooLong;
-    s.length = l.length;
+    s.raw.assign(raw);
+    s.line = line;
+    s.tooLong = tooLong;
+    s.length = length;
 }
 
 void FusedChunk::runLines(Round &r)
@@ -141,7 +135,7 @@ void FusedChunk::runLines(Round &r)
     for (const sources::LineList::Line &l : lines->lines) {
         std::string_view text = lines->textOf(l);
         if (l.tooLong) {
-            sideLine(r, l, text, "record_too_large");
+            sourceError(r, "record_too_large", text, l.number, true, l.length);
             continue;
         }
         if (l.number == 1 && text.substr(0, 3) == sources::kByteOrderMark)
@@ -154,7 +148,7 @@ void FusedChunk::runLines(Round &r)
         Record &rec = records[index];
         rec.clear();
         if (!m_cfg.file->parse(text, rec, m_parser, m_error)) {
-            sideLine(r, l, text, m_error);
+            sourceError(r, m_error, text, l.number, false, 0);
             continue;
         }
         used += scratch ? 0 : 1;
@@ -260,7 +254,6 @@ FusedSource::FusedSource(std::unique_ptr<Operator> inner,
     , m_stageNode(stageNode)
     , m_runtime(runtime)
     , m_counted(std::move(counted))
-    , m_replay(replay)
 {
     m_cfg.replay = replay;
     if (file) {
@@ -309,7 +302,7 @@ void FusedSource::restoreState(StateReader &r)
     drain();
     m_inner->restoreState(r);
     m_issued = -1;
-    if (!m_file || m_replay)
+    if (!m_file || m_cfg.replay)
         return; // (a replay takes no checkpoints: its lines go on from where the reader is)
     // Ranges again from the restored line on (a line start), unless the file can no longer be
     // split: then it reads on by itself.
@@ -339,7 +332,7 @@ std::unique_ptr<FusedChunk> FusedSource::makeChunk()
 
 void FusedSource::topUp()
 {
-    if (m_replay) {
+    if (m_cfg.replay) {
         // The lines due on the replay's clock, a chunk's worth at a time; none due: the chunk
         // waits for the next poll, and the loop idles (the clock moves on).
         while (!m_issuedAll && !m_queue->full()) {
@@ -414,7 +407,7 @@ SourceOperator::Poll FusedSource::poll(Output &out, int maxRecords)
     topUp();
     FusedChunk *c = m_queue->front(); // runs it here when no worker has started it
     if (!c) {
-        if (m_replay && !m_issuedAll)
+        if (m_cfg.replay && !m_issuedAll)
             return Poll::Waiting; // no line is due yet
         m_sequential = true;
         return poll(out, maxRecords);
@@ -422,11 +415,11 @@ SourceOperator::Poll FusedSource::poll(Output &out, int maxRecords)
     if (c->error)
         std::rethrow_exception(c->error);
     std::unique_ptr<Round> r = std::move(c->round);
-    if (m_replay)
+    if (m_cfg.replay)
         for (SideError &e : r->side)
             if (e.fromSource)
                 e.where = m_file->where(e.line, e.tooLong, e.length);
-    const bool sequential = m_file && !m_replay && handFile(*c, *r);
+    const bool sequential = m_file && !m_cfg.replay && handFile(*c, *r);
     m_queue->pop();
     if (sequential) {
         m_queue->drain();

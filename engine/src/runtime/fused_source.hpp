@@ -55,7 +55,8 @@ struct FusedConfig
     BlockHomes *homes = nullptr;
     const fusable::IndexedSource *source = nullptr; ///< a generator, or
     const sources::FileChunkConfig *file = nullptr; ///< a file's chunks
-    /// A replayed file: its lines come as a LineList taken on the loop thread, not as ranges.
+    /// A replayed file: its lines come as a LineList taken on the loop thread (takeLines), not
+    /// as ranges.
     bool replay = false;
     const fusable::PrefixWatermark *watermark = nullptr;
     Timestamp delay = 0;
@@ -87,9 +88,14 @@ private:
     /// A replay's lines into records (FileSource::poll's rules for recorded lines), each
     /// stamped and routed as it is made.
     void runLines(Round &r);
-    /// A line that goes to `errors` (source side: its `where` is written at hand-over).
-    void
-    sideLine(Round &r, const sources::LineList::Line &l, std::string_view text, std::string reason);
+    /// A line that goes to `errors` from the source (its `where` is written at hand-over):
+    /// a file range's (lineError) or a replayed one's.
+    void sourceError(Round &r,
+                     std::string reason,
+                     std::string_view raw,
+                     std::uint64_t line,
+                     bool tooLong,
+                     std::uint64_t length);
     // A file's lines as FileChunk makes them (LineSink): stamped and routed while in cache.
     void lineRecord(std::size_t index) override;
     void lineError(const sources::ChunkLineError &e) override;
@@ -176,7 +182,6 @@ private:
     std::uint64_t m_start = 0, m_next = 0, m_size = 0, m_baseLine = 0;
     bool m_fileStart = false, m_issuedAll = false;
     bool m_sequential = false;          ///< the fused chunks are done: the source reads by itself
-    bool m_replay = false;              ///< a replayed file: chunks of lines it took (takeLines)
     bool m_ahead = false;               ///< takeReplayAhead()
     std::unique_ptr<FusedChunk> m_idle; ///< a replay's chunk that got no lines (none due)
     std::unique_ptr<sources::ChunkQueue<FusedChunk>> m_queue; // last: its chunks read the above

@@ -121,7 +121,6 @@ public:
                     throw std::runtime_error("reading " + m_path + ": " + m_reader.error());
                 return out.lines.size() > had ? Take::Lines : Take::End;
             }
-            m_recordLine = m_reader.lineNumber();
             sources::LineList::Line &l = out.lines.emplace_back();
             l.size = line.size();
             l.number = m_reader.lineNumber();
