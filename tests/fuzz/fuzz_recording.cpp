@@ -14,6 +14,7 @@
 // tideline-recording/2 (blocks):
 // - readBlock never crashes on any bytes; a block it calls whole gives its records or a clean
 //   error, and every shorter prefix of it is torn, never whole (a kill's cut is always seen);
+//   its two halves (readBlockHeader, then checkBlockPayload on another thread) agree with it;
 // - the raw lines of a whole R block, taken as the replay hands them to source.file
 //   (LineBatch::take), are the values blockEntries reads;
 // - entries built from the input, encoded by BlockEncoder (as the Writer does, several to a
@@ -120,6 +121,22 @@ bool readBlocks(std::string_view bytes, std::vector<Entry> &out)
         Block b;
         std::string why;
         const BlockCheck check = readBlock(bytes, b, why);
+        // Its two halves, as a parallel replay runs them on two threads: the same verdict, for
+        // the same reason, and the same line ends.
+        Block header;
+        std::string headerWhy, payloadWhy;
+        const BlockCheck first = readBlockHeader(bytes, header, headerWhy);
+        std::vector<std::size_t> ends;
+        const bool payloadOk = first == BlockCheck::Whole
+                               && checkBlockPayload(header.payload, header.payloadCrc, header.count,
+                                                    ends, payloadWhy);
+        const BlockCheck halves = first != BlockCheck::Whole ? first
+                                  : payloadOk                ? BlockCheck::Whole
+                                                             : BlockCheck::Bad;
+        FUZZ_CHECK(halves == check && (check == BlockCheck::Whole || why == headerWhy + payloadWhy)
+                       && (check != BlockCheck::Whole || ends == b.lineEnds),
+                   "readBlockHeader + checkBlockPayload differ from readBlock: "
+                       + fuzz::shown(bytes));
         if (check != BlockCheck::Whole)
             return false;
         FUZZ_CHECK(b.size > 0 && b.size <= bytes.size(), fuzz::shown(bytes));

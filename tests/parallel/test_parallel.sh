@@ -159,28 +159,35 @@ for p in "$tmp"/files/*.json; do
     echo "ok $name: replayed at 1, 2, 4 and 2 paced with the recorded run's outputs"
 done
 # A damaged recording fails a fused replay as it fails one on the loop thread: the same error
-# (file, line, cause), exit 1, and the same outputs up to it.
-dmg=$tmp/replay-jsonl-malformed/damaged
-cp -r "$tmp/replay-jsonl-malformed/rec" "$dmg"
-python3 -c 'import os, sys
-p = sys.argv[1]; n = os.path.getsize(p) // 2
-with open(p, "r+b") as f:
-    f.seek(n); b = f.read(1); f.seek(n); f.write(bytes([b[0] ^ 1]))' "$dmg/records.tsv"
-for n in 1 2; do
-    mkdir -p "$dmg-n$n"
-    timeout 300 "$run" --replay "$dmg" --parallelism $n --expect "$dmg-n$n" --update-expected \
-        "$tmp/files/jsonl-malformed.json" >"$dmg-log$n" 2>&1
-    echo $? >"$dmg-rc$n"
-    grep -- "--replay: .*records.tsv line" "$dmg-log$n" >"$dmg-err$n"
+# (file, line, block, cause), exit 1, and the same outputs up to it. At parallelism 2 the loop
+# thread reads a block's header and a worker checks its records (their CRC, their count): a
+# block damaged in each of those places, in the middle of the recording.
+for how in payload header count; do
+    dmg=$tmp/replay-jsonl-malformed/damaged-$how
+    cp -r "$tmp/replay-jsonl-malformed/rec" "$dmg"
+    python3 "$here/damage_recording.py" "$dmg/records.tsv" "$how" >"$dmg-block" || fail=1
+    for n in 1 2; do
+        # (--expect writes nothing for a failed run: the sinks write to $dmg-n$n themselves, what
+        # they flushed before the failure; a parallel stage delivers what it was handed first.)
+        mkdir -p "$dmg-n$n"
+        sed "s|\"out/|\"$dmg-n$n/|" "$tmp/files/jsonl-malformed.json" >"$tmp/files/damaged-$n.json"
+        timeout 300 "$run" --replay "$dmg" --parallelism $n "$tmp/files/damaged-$n.json" \
+            >"$dmg-log$n" 2>&1
+        echo $? >"$dmg-rc$n"
+        rm -f "$tmp/files/damaged-$n.json"
+        grep -- "--replay: .*records.tsv line" "$dmg-log$n" >"$dmg-err$n"
+    done
+    if [[ $(cat "$dmg-rc1") != 1 || $(cat "$dmg-rc2") != 1 || ! -s "$dmg-err1" ]] \
+        || ! grep -q "$(cat "$dmg-block")" "$dmg-err1" || [[ ! -s $dmg-n1/results.jsonl ]] \
+        || ! diff "$dmg-err1" "$dmg-err2" >/dev/null || ! diff -r "$dmg-n1" "$dmg-n2" >/dev/null; then
+        echo "FAIL damaged recording ($how): the replay at parallelism 2 did not fail as at 1:"
+        cat "$dmg-log1" "$dmg-log2"
+        diff -r "$dmg-n1" "$dmg-n2" | head -5
+        fail=1
+    else
+        echo "ok a damaged recording ($how) fails the fused replay as the sequential one: $(cat "$dmg-err1")"
+    fi
 done
-if [[ $(cat "$dmg-rc1") != 1 || $(cat "$dmg-rc2") != 1 || ! -s "$dmg-err1" ]] \
-    || ! diff "$dmg-err1" "$dmg-err2" >/dev/null || ! diff -r "$dmg-n1" "$dmg-n2" >/dev/null; then
-    echo "FAIL damaged recording: the replay at parallelism 2 did not fail as at 1:"
-    cat "$dmg-log1" "$dmg-log2"
-    fail=1
-else
-    echo "ok a damaged recording fails the fused replay as the sequential one: $(cat "$dmg-err1")"
-fi
 # Random files (write_random_inputs.sh: seeded, lines of every kind at random places, so chunk
 # boundaries fall everywhere): read with the source in chunks at 2 and 4 workers, its records
 # and errors must be those read line by line.

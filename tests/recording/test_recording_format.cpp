@@ -1,6 +1,8 @@
 // The recording format: every byte a source can deliver comes back exactly; a recorder that was
 // killed or ran out of disk leaves a folder that replays what it captured; truncation, a damaged
 // line or an edited manifest is an error naming the file and the line.
+#include "checkpoint/checksum.hpp"
+
 #include <tideline/engine/recording.hpp>
 
 #include <QTemporaryDir>
@@ -345,6 +347,89 @@ private slots:
         writeFile(dir + "/records.tsv", edited);
         readAll(dir, error);
         QVERIFY2(error.find(where + "does not start a block") != std::string::npos, error.c_str());
+    }
+
+    void aDeferredBlockIsCheckedByWhoeverParsesIt()
+    {
+        // A parallel replay's loop thread hands a whole raw block on unread (peekRun's
+        // deferCheck); the worker's checkBlockPayload must give the verdict the reader gives,
+        // after the same "where": a bad payload CRC, and a line count the header (its own CRC
+        // right) does not match.
+        QTemporaryDir tmp;
+        const std::string dir = tmp.path().toStdString() + "/rec";
+        std::string error;
+        auto w = Writer::create(dir, twoSources(), {}, error);
+        for (int i = 0; i < 30; ++i) {
+            Entry e;
+            e.atMs = i / 10; // three raw blocks of ten lines
+            e.source = 1;
+            e.offset = i + 1;
+            e.value = "{\"i\":" + std::to_string(i) + "}";
+            QVERIFY(w->add(e));
+        }
+        QCOMPARE(w->finish("end of input"), std::string());
+        const std::string text = readFile(dir + "/records.tsv");
+        std::vector<Block> blocks;
+        std::string why;
+        for (std::size_t at = 0; at < text.size();) {
+            Block &b = blocks.emplace_back();
+            QCOMPARE(readBlock(std::string_view(text).substr(at), b, why), BlockCheck::Whole);
+            at += b.size;
+        }
+        QCOMPARE(blocks.size(), std::size_t(3));
+        const std::size_t second = blocks[0].size; // where block 2 starts
+        std::string badCrc = text;
+        badCrc[second + blocks[1].headerSize + 2] ^= 1;
+        // Block 2 says 11 lines, its header CRC recomputed: only the count check can tell.
+        std::string badCount = text.substr(0, second);
+        {
+            const std::string header = text.substr(second + 10, blocks[1].headerSize - 11);
+            std::vector<std::string> f;
+            for (std::size_t from = 0;;) {
+                const std::size_t tab = header.find('\t', from);
+                f.push_back(header.substr(from, tab == std::string::npos ? tab : tab - from));
+                if (tab == std::string::npos)
+                    break;
+                from = tab + 1;
+            }
+            QCOMPARE(f[3], std::string("10")); // kind, at_ms, source, count, ...
+            f[3] = "11";
+            std::string rest;
+            for (std::size_t k = 0; k < f.size(); ++k)
+                rest += (k ? "\t" : "") + f[k];
+            char crc[9];
+            std::snprintf(crc, sizeof crc, "%08x", tideline::checkpoint::crc32c(rest));
+            badCount += "#" + std::string(crc) + "\t" + rest + "\n";
+            badCount += text.substr(second + blocks[1].headerSize);
+        }
+        for (const std::string &edited : {badCrc, badCount}) {
+            writeFile(dir + "/records.tsv", edited);
+            // The reader's own verdict, checking as it reads.
+            std::string readError;
+            const auto read = readAll(dir, readError);
+            QCOMPARE(read.size(), std::size_t(10)); // block 1's lines, none of block 2's
+            QVERIFY(!readError.empty());
+            // Deferred: block 1 and block 2 described unchecked, checked here.
+            auto r = Reader::open(dir, error);
+            QVERIFY2(r && r->mapped(), error.c_str());
+            Reader::RawRun run;
+            QCOMPARE(r->peekRun(run, true, true), Reader::Run::Lines);
+            QVERIFY(run.unchecked && !run.ends && run.count == 10);
+            std::vector<std::size_t> ends;
+            const std::string_view payload(run.begin,
+                                           static_cast<std::size_t>(run.end - run.begin));
+            QVERIFY(checkBlockPayload(payload, run.payloadCrc, run.count, ends, why));
+            QCOMPARE(ends, blocks[0].lineEnds);
+            r->takeRun();
+            QCOMPARE(r->peekRun(run, true, true), Reader::Run::Lines);
+            QVERIFY(run.unchecked);
+            const std::string_view bad(run.begin, static_cast<std::size_t>(run.end - run.begin));
+            QVERIFY(!checkBlockPayload(bad, run.payloadCrc, run.count, ends, why));
+            QCOMPARE(r->checkedWhere() + ": " + why, readError);
+            // Not deferred, the same block is checked by the reader: the same error.
+            QCOMPARE(r->peekRun(run, true, false), Reader::Run::End);
+            QCOMPARE(r->error(), readError);
+        }
     }
 
     void recordsAreGroupedIntoBlocks()

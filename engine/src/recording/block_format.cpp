@@ -316,7 +316,7 @@ void BlockEncoder::close(std::string &out)
 
 // --- Reading ---
 
-BlockCheck readBlock(std::string_view bytes, Block &b, std::string &why)
+BlockCheck readBlockHeader(std::string_view bytes, Block &b, std::string &why)
 {
     const auto *nl = static_cast<const char *>(std::memchr(bytes.data(), '\n', bytes.size()));
     if (!nl) {
@@ -344,7 +344,7 @@ BlockCheck readBlock(std::string_view bytes, Block &b, std::string &why)
               + " tab-separated fields";
         return BlockCheck::Bad;
     }
-    std::uint32_t headerCrc = 0, payloadCrc = 0;
+    std::uint32_t headerCrc = 0;
     if (f[0].size() != 9 || f[0][0] != '#' || !parseHex(f[0].substr(1), headerCrc)) {
         why = "does not start a block (`#` and an 8-digit CRC)";
         return BlockCheck::Bad;
@@ -361,7 +361,7 @@ BlockCheck readBlock(std::string_view bytes, Block &b, std::string &why)
         || !parseOptional(f[4], count) || !count || *count < 0 || !parseOptional(f[5], size)
         || !size || *size < 0 || !parseOptional(f[6], b.partition)
         || (b.partition && *b.partition < 0) || !parseOptional(f[7], b.firstOffset)
-        || !parseHex(f[8], payloadCrc) || (b.kind != 'R' && (b.partition || b.firstOffset))
+        || !parseHex(f[8], b.payloadCrc) || (b.kind != 'R' && (b.partition || b.firstOffset))
         || ((b.kind == 'E') != (*count == 0)) || (b.kind == 'E' && *size != 0)
         || (b.firstOffset && *count > 0
             && *b.firstOffset > std::numeric_limits<std::int64_t>::max() - (*count - 1))) {
@@ -376,22 +376,43 @@ BlockCheck readBlock(std::string_view bytes, Block &b, std::string &why)
         return BlockCheck::Torn;
     b.payload = bytes.substr(b.headerSize, static_cast<std::size_t>(payloadBytes));
     b.size = b.headerSize + b.payload.size();
+    b.lineEnds.clear();
+    b.checked = false;
+    return BlockCheck::Whole;
+}
+
+bool checkBlockPayload(std::string_view payload,
+                       std::uint32_t crc,
+                       std::int64_t count,
+                       std::vector<std::size_t> &ends,
+                       std::string &why)
+{
     // The lines found before the CRC, though the CRC's verdict is reported first: the scan is
     // one sequential stream, the first pass over bytes a mapped recording has not touched yet,
     // and leaves them in L2 for the CRC's three interleaved lanes, which stall on memory when
     // they go first (in that order the two took twice the CPU, docs/benchmarks.md).
-    findLineEnds(b.payload, b.lineEnds);
-    const std::size_t lines = b.lineEnds.size();
-    if (checkpoint::crc32c(b.payload) != payloadCrc) {
+    findLineEnds(payload, ends);
+    if (checkpoint::crc32c(payload) != crc) {
         why = "its records fail the block's CRC (the block was edited or damaged)";
-        return BlockCheck::Bad;
+        return false;
     }
-    if (lines != static_cast<std::size_t>(b.count)
-        || (!b.payload.empty() && b.payload.back() != '\n')) {
-        why = "holds " + std::to_string(lines) + " lines but its header says "
-              + std::to_string(b.count);
-        return BlockCheck::Bad;
+    if (ends.size() != static_cast<std::size_t>(count)
+        || (!payload.empty() && payload.back() != '\n')) {
+        why = "holds " + std::to_string(ends.size()) + " lines but its header says "
+              + std::to_string(count);
+        return false;
     }
+    return true;
+}
+
+BlockCheck readBlock(std::string_view bytes, Block &b, std::string &why)
+{
+    const BlockCheck check = readBlockHeader(bytes, b, why);
+    if (check != BlockCheck::Whole)
+        return check;
+    if (!checkBlockPayload(b.payload, b.payloadCrc, b.count, b.lineEnds, why))
+        return BlockCheck::Bad;
+    b.checked = true;
     return BlockCheck::Whole;
 }
 

@@ -1,8 +1,11 @@
-// Reading the blocks of a tideline-recording/2 records.tsv (recording.hpp). A block is read
-// and checked whole (its header's CRC, its payload's CRC, its line count) before any of its
-// records is handed on; then its records are read off it without another check. A torn last
-// block (a kill, a full disk) is the end of an incomplete recording, with a note, as /1's torn
-// last line is; any other bad block is an error naming the file, the line and the byte.
+// Reading the blocks of a tideline-recording/2 records.tsv (recording.hpp). A block is checked
+// whole (its header's CRC, its payload's CRC, its line count) before any of its records is
+// used; then its records are read off it without another check. The header is checked when the
+// reader reaches the block, the payload just before its first record is taken: by the reader
+// (checkBlock), or, for a raw-line block that a parallel replay hands to a worker whole
+// (peekRun's deferCheck), by that worker, so the loop thread never reads the payload's bytes. A
+// torn last block (a kill, a full disk) is the end of an incomplete recording, with a note, as /1's
+// torn last line is; any other bad block is an error naming the file, the line and the byte.
 
 #include <tideline/engine/recording.hpp>
 
@@ -30,7 +33,8 @@ Reader::Take Reader::takeBlock(bool mayRead)
     for (;;) {
         const std::string_view rest(m_data + m_pos, m_end - m_pos);
         std::string why;
-        const BlockCheck check = rest.empty() ? BlockCheck::Torn : readBlock(rest, m_block, why);
+        const BlockCheck check
+            = rest.empty() ? BlockCheck::Torn : readBlockHeader(rest, m_block, why);
         if (check == BlockCheck::Whole)
             break;
         if (check == BlockCheck::Bad) {
@@ -78,6 +82,21 @@ Reader::Take Reader::takeBlock(bool mayRead)
     return Take::Line;
 }
 
+bool Reader::checkBlock()
+{
+    if (m_block.checked) [[likely]]
+        return true;
+    std::string why;
+    if (!checkBlockPayload(m_block.payload, m_block.payloadCrc, m_block.count, m_block.lineEnds,
+                           why)) {
+        m_error = m_path + " " + blockWhere(false) + ": " + why;
+        m_atEnd = true;
+        return false;
+    }
+    m_block.checked = true;
+    return true;
+}
+
 bool Reader::nextInBlock(Entry &e)
 {
     LineView v;
@@ -112,6 +131,8 @@ Reader::Got Reader::nextViewInBlock(LineView &v, Entry &e, int &source, bool may
     case Take::End:
         return Got::End;
     }
+    if (!checkBlock())
+        return Got::End;
     source = m_blockSource;
     const Block &b = m_block;
     if (b.kind == 'E') {
@@ -126,7 +147,7 @@ Reader::Got Reader::nextViewInBlock(LineView &v, Entry &e, int &source, bool may
         v.end = true;
         return Got::View;
     }
-    // The block holds exactly `count` lines, the last ended by '\n' (readBlock checked and
+    // The block holds exactly `count` lines, the last ended by '\n' (checkBlock checked and
     // kept where each ends).
     const char *from = m_data + m_blockAt;
     const std::int64_t index = m_blockTaken++;
@@ -160,7 +181,7 @@ Reader::Got Reader::nextViewInBlock(LineView &v, Entry &e, int &source, bool may
     return Got::Entry;
 }
 
-Reader::Run Reader::peekRun(RawRun &run, bool mayRead)
+Reader::Run Reader::peekRun(RawRun &run, bool mayRead, bool deferCheck)
 {
     if (!m_blocks || !m_error.empty())
         return Run::Other;
@@ -175,6 +196,9 @@ Reader::Run Reader::peekRun(RawRun &run, bool mayRead)
     const Block &b = m_block;
     if (b.kind != 'R' || m_blockYields - m_blockTaken > INT_MAX)
         return Run::Other;
+    const bool defer = deferCheck && !b.checked && m_blockTaken == 0;
+    if (!defer && !checkBlock())
+        return Run::End;
     run.source = m_blockSource;
     run.atMs = b.atMs;
     run.partition = b.partition;
@@ -185,7 +209,9 @@ Reader::Run Reader::peekRun(RawRun &run, bool mayRead)
     run.begin = m_data + m_blockAt;
     run.end = b.payload.data() + b.payload.size();
     run.base = b.payload.data();
-    run.ends = b.lineEnds.data() + m_blockTaken;
+    run.ends = defer ? nullptr : b.lineEnds.data() + m_blockTaken;
+    run.unchecked = defer;
+    run.payloadCrc = b.payloadCrc;
     return Run::Lines;
 }
 

@@ -256,6 +256,7 @@ Feed::Next Replayer::nextLines(int source, bool anyTime, LineBatch *&out)
     batch.rawAt = batch.rawEnd = batch.rawBase = nullptr;
     batch.rawEnds = nullptr;
     batch.rawStays = false;
+    batch.rawUnchecked = false;
     if (batch.lines.empty()) // as many as the loop pulls from a source per turn (batchSize)
         batch.lines.resize(256);
     if (m_haveHead || m_exhausted) {
@@ -337,14 +338,44 @@ bool Replayer::takeRun(int source, LineBatch &batch)
     if (m_reader->peekRun(run, true) != Reader::Run::Lines || run.source != source
         || m_reader->info().manifest.startedAtMs + run.atMs > m_clock.nowMs())
         return false; // line by line: another source's, not due, not raw, or the end
+    handOver(source, run, batch);
+    return true;
+}
+
+// A whole block for a worker to check and parse: as takeRun, with the block's payload not read
+// here (peekRun's deferCheck) and its lines all counted taken at once.
+Feed::Whole Replayer::nextBlock(int source, LineBatch *&out)
+{
+    out = &m_batch;
+    Reader::RawRun run;
+    if (m_batch.left() || m_haveHead || m_exhausted || !m_reader->mapped() || source < 0
+        || static_cast<std::size_t>(source) >= m_ended.size()
+        || m_reader->peekRun(run, true, true) != Reader::Run::Lines || !run.unchecked
+        || run.source != source)
+        return Whole::No;
+    if (m_reader->info().manifest.startedAtMs + run.atMs > m_clock.nowMs())
+        return Whole::NotDue;
+    m_batch.rawWhere = m_reader->checkedWhere();
+    handOver(source, run, m_batch);
+    m_batch.taken = m_batch.count;
+    m_batch.rawUnchecked = true;
+    m_batch.rawCrc = run.payloadCrc;
+    return Whole::Taken;
+}
+
+void Replayer::handOver(int source, const Reader::RawRun &run, LineBatch &batch)
+{
     m_reader->takeRun();
     m_line = m_reader->line();
+    batch.source = source;
     batch.count = static_cast<int>(run.count);
+    batch.taken = 0;
     batch.rawAt = run.begin;
     batch.rawEnd = run.end;
     batch.rawBase = run.base;
     batch.rawEnds = run.ends;
     batch.rawStays = m_reader->mapped();
+    batch.rawUnchecked = false;
     batch.rawHasOffset = run.firstOffset.has_value();
     batch.rawOffset = run.firstOffset.value_or(0);
     if (run.partition) {
@@ -353,7 +384,6 @@ bool Replayer::takeRun(int source, LineBatch &batch)
             left[static_cast<std::size_t>(*run.partition)] -= run.count;
     }
     m_replayed += run.count;
-    return true;
 }
 
 bool Replayer::skipToNext(int source)
@@ -363,7 +393,8 @@ bool Replayer::skipToNext(int source)
         return false; // paced; or a batch's lines come first (they are due)
     std::int64_t at = 0;
     Reader::RawRun run;
-    if (!m_haveHead && !m_exhausted && m_reader->peekRun(run, true) == Reader::Run::Lines) {
+    // (deferCheck: a block not started is not read here; whoever takes its lines checks it.)
+    if (!m_haveHead && !m_exhausted && m_reader->peekRun(run, true, true) == Reader::Run::Lines) {
         if (run.source != source)
             return false;
         at = run.atMs;

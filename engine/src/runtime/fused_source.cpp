@@ -124,45 +124,6 @@ void FusedChunk::sourceError(Round &r,
     s.length = length;
 }
 
-void FusedChunk::runLines(Round &r)
-{
-    // As FileSource::poll treats a recorded line: over the limit (recorded as its head and
-    // length) to `errors`, the byte order mark of line 1 dropped, blank lines skipped, the
-    // rest parsed; a record is routed while it is in cache, as a file range's are.
-    std::vector<Record> &records = takeBlock(r).records;
-    const bool scratch = m_cfg.aggs != nullptr; // one record, parsed into again
-    std::size_t used = 0;
-    for (const sources::LineList::Line &l : lines->lines) {
-        std::string_view text = lines->textOf(l);
-        if (l.tooLong) {
-            sourceError(r, "record_too_large", text, l.number, true, l.length);
-            continue;
-        }
-        if (l.number == 1 && text.substr(0, 3) == sources::kByteOrderMark)
-            text.remove_prefix(3);
-        if (sources::isBlankLine(text))
-            continue;
-        const std::size_t index = scratch ? 0 : used;
-        if (records.size() <= index)
-            records.emplace_back();
-        Record &rec = records[index];
-        rec.clear();
-        if (!m_cfg.file->parse(text, rec, m_parser, m_error)) {
-            sourceError(r, m_error, text, l.number, false, 0);
-            continue;
-        }
-        used += scratch ? 0 : 1;
-        m_lineText = text;
-        const std::uint32_t step = 2 * m_next++ + 1;
-        route(r, rec, static_cast<std::uint32_t>(index), step);
-    }
-    r.count = m_next;
-    if (!scratch) // the vector has stopped growing: the items may point into it now
-        for (InstanceIO &io : r.io)
-            for (std::size_t i = 0; i < io.used; ++i)
-                io.fused[i].ptr = &records[io.fused[i].index];
-}
-
 RecordBlock &FusedChunk::takeBlock(Round &r)
 {
     if (!r.block)
@@ -338,7 +299,18 @@ void FusedSource::topUp()
         while (!m_issuedAll && !m_queue->full()) {
             std::unique_ptr<FusedChunk> c = m_idle ? std::move(m_idle) : makeChunk();
             c->lines->clear();
-            const auto took = m_file->takeLines(*c->lines, kChunkBytes, m_ahead);
+            auto took = fusable::SplittableFile::Take::End;
+            try {
+                took = m_file->takeLines(*c->lines, kChunkBytes, m_ahead);
+            } catch (...) {
+                // A damaged recording: the lines before the damage (those taken into chunks)
+                // are handed over first, as the sequential replay hands them on.
+                m_failure = std::current_exception();
+                m_issuedAll = true;
+                if (!c->lines->lines.empty())
+                    m_queue->submit(std::move(c));
+                break;
+            }
             if (took == fusable::SplittableFile::Take::Lines) {
                 m_queue->submit(std::move(c));
                 continue;
@@ -407,6 +379,8 @@ SourceOperator::Poll FusedSource::poll(Output &out, int maxRecords)
     topUp();
     FusedChunk *c = m_queue->front(); // runs it here when no worker has started it
     if (!c) {
+        if (m_failure)
+            std::rethrow_exception(m_failure);
         if (m_cfg.replay && !m_issuedAll)
             return Poll::Waiting; // no line is due yet
         m_sequential = true;
@@ -415,12 +389,22 @@ SourceOperator::Poll FusedSource::poll(Output &out, int maxRecords)
     if (c->error)
         std::rethrow_exception(c->error);
     std::unique_ptr<Round> r = std::move(c->round);
-    if (m_cfg.replay)
+    if (m_cfg.replay) {
         for (SideError &e : r->side)
             if (e.fromSource)
                 e.where = m_file->where(e.line, e.tooLong, e.length);
+        if (!c->blockError.empty()) {
+            // The records before the damaged block go on now; the chunks after it are dropped
+            // and the next poll fails the replay, naming the block.
+            m_failure = std::make_exception_ptr(std::runtime_error("--replay: " + c->blockError));
+            m_issuedAll = true;
+        }
+    }
     const bool sequential = m_file && !m_cfg.replay && handFile(*c, *r);
+    const bool failed = m_cfg.replay && !c->blockError.empty(); // what follows it is dropped
     m_queue->pop();
+    if (failed)
+        m_queue->drain();
     if (sequential) {
         m_queue->drain();
         m_sequential = true;

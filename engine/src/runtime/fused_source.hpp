@@ -79,6 +79,9 @@ public:
     std::unique_ptr<sources::FileChunk> file; ///< a file's range (FusedConfig::file)
     bool last = false;                        ///< a file's range to its end
     std::unique_ptr<sources::LineList> lines; ///< a replay's lines (FusedConfig::replay)
+    /// A replay's block failed its check (where and why): the chunk's lines stop before it,
+    /// and the replay fails once they are handed over, as the sequential replay would.
+    std::string blockError;
 
 private:
     /// Stamps `rec` (block record `index`) and gives it to its instance as the item `step`.
@@ -88,6 +91,12 @@ private:
     /// A replay's lines into records (FileSource::poll's rules for recorded lines), each
     /// stamped and routed as it is made.
     void runLines(Round &r);
+    /// One replayed line (FileSource::poll's rules), numbered `number` in the file.
+    void replayedLine(Round &r,
+                      std::vector<Record> &records,
+                      std::size_t &used,
+                      std::string_view text,
+                      std::uint64_t number);
     /// A line that goes to `errors` from the source (its `where` is written at hand-over):
     /// a file range's (lineError) or a replayed one's.
     void sourceError(Round &r,
@@ -110,6 +119,7 @@ private:
     Record m_scratch;                ///< a generator's record when inputs are handed over
     std::string_view m_lineText;     ///< a file's: the line the routed record was parsed from
     RecordParser m_parser;           ///< a replay's lines (a parser is one thread's)
+    std::vector<std::size_t> m_ends; ///< a replayed block's line ends, found as it is checked
     std::string m_error;
 };
 
@@ -184,6 +194,9 @@ private:
     bool m_sequential = false;          ///< the fused chunks are done: the source reads by itself
     bool m_ahead = false;               ///< takeReplayAhead()
     std::unique_ptr<FusedChunk> m_idle; ///< a replay's chunk that got no lines (none due)
+    /// A replay's failure on the loop thread (takeLines threw: a damaged block header) or on
+    /// a worker (a chunk's blockError): thrown once the chunks before it are handed over.
+    std::exception_ptr m_failure;
     std::unique_ptr<sources::ChunkQueue<FusedChunk>> m_queue; // last: its chunks read the above
 };
 

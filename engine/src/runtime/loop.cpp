@@ -57,7 +57,15 @@ Job::Status Runtime::runFor(std::int64_t maxRecords)
                     Output out(sourceTarget(), v);
                     auto want
                         = static_cast<int>(std::min<std::int64_t>(budget, m_options.batchSize));
-                    SourceOperator::Poll r = node.source->poll(out, want);
+                    SourceOperator::Poll r = SourceOperator::Poll::Waiting;
+                    try {
+                        r = node.source->poll(out, want);
+                    } catch (const RecoverableError &) {
+                        throw;
+                    } catch (const std::exception &) {
+                        m_sourceFailed = true;
+                        throw;
+                    }
                     budget -= std::max<std::int64_t>(m_recordsRead - before,
                                                      r == SourceOperator::Poll::Produced ? 1 : 0);
                     if (r == SourceOperator::Poll::Produced)
@@ -95,6 +103,8 @@ Job::Status Runtime::runFor(std::int64_t maxRecords)
                 m_final = Job::Status::Failed;
             }
         } catch (const std::exception &e) {
+            if (m_sourceFailed)
+                settleAfterSourceFailure();
             fail(e.what());
             m_final = Job::Status::Failed;
         }

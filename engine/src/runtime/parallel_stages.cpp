@@ -68,4 +68,14 @@ void Runtime::quiesce()
         }
 }
 
+void Runtime::settleAfterSourceFailure() noexcept
+{
+    // The run fails with the source's error whatever happens here; a stage that fails too
+    // (a worker's own error) only keeps back what it had not delivered yet.
+    try {
+        quiesce();
+    } catch (...) {
+    }
+}
+
 } // namespace tideline

@@ -141,6 +141,9 @@ public:
     void primeInstances(const std::vector<int> &instances) override;
     /// Every parallel stage quiesced, in topological order (parallel_stages.cpp).
     void quiesce() override;
+    /// After a source failed: what it handed the parallel stages before reaches the sinks, as
+    /// at parallelism 1, where each record ran downstream before the next was read.
+    void settleAfterSourceFailure() noexcept;
     [[nodiscard]] Status configureState(const std::string &checkpointDir) override;
     void logSpillSummary() override;
     int sectionCount() const override { return static_cast<int>(m_tasks.size()); }
@@ -279,6 +282,8 @@ private:
     std::vector<TaskSection> m_tasks;
     bool m_opened = false;
     bool m_done = false;
+    /// The last failure was a source's (its input: a damaged recording, a failed read).
+    bool m_sourceFailed = false;
     Job::Status m_final = Job::Status::Running;
     std::int64_t m_recordsRead = 0;
     std::int64_t m_startMs = 0;

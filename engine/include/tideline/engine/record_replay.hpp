@@ -87,6 +87,12 @@ struct LineBatch
     /// The raw lines stay valid after the next call, until the feed is destroyed (the
     /// recording is mapped): a reader on another thread may parse them where they are.
     bool rawStays = false;
+    /// A whole block handed over unchecked (Feed::nextBlock): rawEnds is null, and whoever
+    /// parses [rawAt, rawEnd) first checks it with checkBlockPayload(rawCrc, count), reporting
+    /// a failure as rawWhere + ": " + why (the loop thread's reader would have said the same).
+    bool rawUnchecked = false;
+    std::uint32_t rawCrc = 0;
+    std::string rawWhere;
     bool left() const { return taken < count; }
     /// The next line (left() must be true).
     Line take()
@@ -131,6 +137,22 @@ public:
     /// when it did (the record is due now). For a reader that takes lines ahead of the loop
     /// (the fused path of a run with this one source, whose outputs no clock reading changes).
     [[nodiscard]] virtual bool skipToNext(int source) = 0;
+    enum class Whole {
+        Taken,  ///< `batch` is a whole block of `source`'s raw lines, due and all taken
+        NotDue, ///< the next records are such a block, not due yet on the replay's clock
+        No      ///< they are not (another source's, not raw, not a whole block, the end)
+    };
+    /// For a reader that parses lines on other threads (a parallel replay of a file): when
+    /// `source`'s next records are a whole block of raw lines in a mapped recording, hands it
+    /// over without reading its payload (LineBatch::rawUnchecked: the thread that parses it
+    /// checks it), all taken (taken == count). The loop thread then touches none of its bytes.
+    /// No: nextLines() as before; the default for a feed without blocks.
+    [[nodiscard]] virtual Whole nextBlock(int source, LineBatch *&batch)
+    {
+        (void)source;
+        batch = nullptr;
+        return Whole::No;
+    }
     /// A bounded Kafka source's partition still has recorded records (so it is slow, not
     /// idle: SourceOperator::hasRecordsLeft).
     virtual bool hasRecordsLeft(int source, int partition) const = 0;
@@ -261,6 +283,7 @@ public:
     int partitions(int source) const override;
     Next next(int source, bool anyTime, const Entry *&e) override;
     Next nextLines(int source, bool anyTime, LineBatch *&batch) override;
+    Whole nextBlock(int source, LineBatch *&batch) override;
     bool skipToNext(int source) override;
     bool hasRecordsLeft(int source, int partition) const override;
     std::string where() const override;
@@ -272,6 +295,8 @@ private:
     void viewToHead(const LineView &v, int source);
     /// nextLines' batch as a run of raw lines (/2), when the next records allow it.
     [[nodiscard]] bool takeRun(int source, LineBatch &batch);
+    /// Takes the run peekRun described into `batch` and counts its lines replayed.
+    void handOver(int source, const Reader::RawRun &run, LineBatch &batch);
     [[nodiscard]] std::string countPartitions(const std::string &dir);
 
     ReplayClock m_clock;

@@ -142,6 +142,9 @@ struct Block
     std::string_view payload;                ///< into the bytes given to readBlock
     std::size_t size = 0;                    ///< header and payload
     std::size_t headerSize = 0;
+    std::uint32_t payloadCrc = 0; ///< as the header says
+    /// The payload was checked (its CRC, its line count): lineEnds holds its lines' ends.
+    bool checked = false;
     /// The offset in `payload` of each line's '\n' (readBlock finds them while it checks the
     /// count): taking a line is then a load, not a newline search.
     std::vector<std::size_t> lineEnds;
@@ -155,6 +158,17 @@ enum class BlockCheck {
 /// Reads the block at the start of `bytes`: checks its header, both CRCs and that the payload
 /// holds `count` lines.
 [[nodiscard]] BlockCheck readBlock(std::string_view bytes, Block &b, std::string &why);
+/// readBlock's first half: the header and its CRC, and that the payload is all there (Torn
+/// when not); the payload itself is not looked at (b.checked false).
+[[nodiscard]] BlockCheck readBlockHeader(std::string_view bytes, Block &b, std::string &why);
+/// readBlock's second half, on any thread: the payload's CRC against `crc` and that it holds
+/// `count` lines, each ended by '\n', whose ends go into `ends`. False with `why` (readBlock's
+/// words) when it does not.
+[[nodiscard]] bool checkBlockPayload(std::string_view payload,
+                                     std::uint32_t crc,
+                                     std::int64_t count,
+                                     std::vector<std::size_t> &ends,
+                                     std::string &why);
 /// One row of a C block (without its '\n'). "" or what is wrong.
 [[nodiscard]] std::string parseRow(std::string_view row, Entry &e);
 /// The records of a whole block, appended to `out` (source left 0). "" or what is wrong,
@@ -294,14 +308,25 @@ public:
         const char *end = nullptr;
         /// Each line's '\n', as offsets from `base` (the block's payload): count of them.
         const char *base = nullptr;
-        const std::size_t *ends = nullptr;
+        const std::size_t *ends = nullptr; ///< null when `unchecked`
+        /// A whole block whose payload is not checked yet (peekRun's `deferCheck`): whoever
+        /// takes it checks it (checkBlockPayload with payloadCrc and count) before it uses any
+        /// of its lines, and reports a failure as checkedWhere() + ": " + why.
+        bool unchecked = false;
+        std::uint32_t payloadCrc = 0;
     };
     enum class Run { Lines, Other, NeedRead, End };
     /// /2: when the next records are the rest of a block of raw lines, describes them (Lines)
     /// without taking them; takeRun() then takes them all. Other: the next record is not in
     /// such a block (or the recording is /1): nextView() reads it. End: as nextView's.
-    [[nodiscard]] Run peekRun(RawRun &run, bool mayRead);
+    /// `deferCheck`: a block none of whose lines is taken yet is described without checking
+    /// its payload (RawRun::unchecked; a worker thread checks it where it parses it, so the
+    /// loop thread never touches its bytes); otherwise the block is checked first, as always.
+    [[nodiscard]] Run peekRun(RawRun &run, bool mayRead, bool deferCheck = false);
     void takeRun();
+    /// "DIR/records.tsv line L (block B at byte X)" of the block peekRun described: what an
+    /// unchecked run's failure is reported after.
+    [[nodiscard]] std::string checkedWhere() const { return m_path + " " + blockWhere(false); }
     bool blocks() const { return m_blocks; }
     /// records.tsv is mapped: views of its bytes stay valid while the reader lives.
     bool mapped() const { return m_map != nullptr; }
@@ -324,8 +349,11 @@ private:
     /// The manifest's index of `id`, or -1 with error() set.
     [[nodiscard]] int sourceOf(std::string_view id);
     // /2 (reader_blocks.cpp)
-    /// The block the next record is in (read and checked when the last one is used up).
+    /// The block the next record is in (its header read when the last one is used up; its
+    /// payload checked by checkBlock, before the first line is taken).
     [[nodiscard]] Take takeBlock(bool mayRead);
+    /// Checks the current block's payload unless that is done: false (error() set) when bad.
+    [[nodiscard]] bool checkBlock();
     [[nodiscard]] bool nextInBlock(Entry &e);
     [[nodiscard]] Got nextViewInBlock(LineView &v, Entry &e, int &source, bool mayRead);
     /// "line L (block B at byte X)" of the block being read (`next`: of the one after it).

@@ -63,18 +63,31 @@ struct LineList
     struct Line
     {
         const char *stays = nullptr;  ///< the line where it stays, else
-        std::size_t at = 0, size = 0; ///< in text
+        std::size_t at = 0, size = 0; ///< in text (a block: `at` indexes blocks)
         std::uint64_t number = 0;     ///< the file's line number, as recorded
         bool tooLong = false;         ///< over the limit: text is its head, length the real size
         std::uint64_t length = 0;
+        bool block = false; ///< a whole recorded block of lines, blocks[at]
+    };
+    /// A recording's block of raw lines, not checked yet (Feed::nextBlock): whoever makes its
+    /// lines into records checks it first (recording::checkBlockPayload).
+    struct Block
+    {
+        std::string_view payload; ///< count lines, each ended by '\n', where they stay
+        std::int64_t count = 0;
+        std::uint32_t crc = 0;
+        std::uint64_t firstLine = 0; ///< the file's line number of its first line
+        std::string where;           ///< what a failed check is reported after
     };
     std::string text;
     std::vector<Line> lines;
+    std::vector<Block> blocks;
     std::size_t bytes = 0; ///< of all lines, viewed or copied
     void clear()
     {
         text.clear();
         lines.clear();
+        blocks.clear();
         bytes = 0;
     }
     std::string_view textOf(const Line &l) const

@@ -110,6 +110,32 @@ public:
         std::uint64_t fullLength = 0;
         const std::size_t had = out.lines.size();
         while (out.bytes < maxBytes) {
+            // A whole recorded block first: the loop thread hands it on unread.
+            const std::uint64_t before = m_reader.lineNumber();
+            recording::LineBatch *block = nullptr;
+            switch (m_reader.takeBlock(block)) {
+            case recording::Feed::Whole::Taken: {
+                sources::LineList::Line &l = out.lines.emplace_back();
+                l.block = true;
+                l.at = out.blocks.size();
+                sources::LineList::Block &b = out.blocks.emplace_back();
+                b.payload = std::string_view(
+                    block->rawAt, static_cast<std::size_t>(block->rawEnd - block->rawAt));
+                b.count = block->count;
+                b.crc = block->rawCrc;
+                b.firstLine = block->rawHasOffset ? static_cast<std::uint64_t>(block->rawOffset)
+                                                  : before + 1;
+                b.where = block->rawWhere;
+                out.bytes += b.payload.size();
+                continue;
+            }
+            case recording::Feed::Whole::NotDue:
+                if (ahead && m_feed->skipToNext(m_feedSource))
+                    continue;
+                return out.lines.size() > had ? Take::Lines : Take::Pending;
+            case recording::Feed::Whole::No:
+                break;
+            }
             const auto r = m_reader.next(line, fullLength);
             if (r == LineReader::Result::Pending) {
                 if (ahead && m_feed->skipToNext(m_feedSource))

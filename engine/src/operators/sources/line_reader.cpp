@@ -150,6 +150,22 @@ void LineReader::replay(recording::Feed *feed, int source)
     m_source = source;
 }
 
+recording::Feed::Whole LineReader::takeBlock(recording::LineBatch *&block)
+{
+    if (!m_feed || m_eof || (m_batch && m_batch->source == m_source && m_batch->left()))
+        return recording::Feed::Whole::No; // the lines taken first come first
+    const recording::Feed::Whole got = m_feed->nextBlock(m_source, block);
+    if (got != recording::Feed::Whole::Taken)
+        return got;
+    m_batch = block;
+    const auto count = static_cast<std::uint64_t>(block->count);
+    m_lineNumber = block->rawHasOffset ? static_cast<std::uint64_t>(block->rawOffset) + count - 1
+                                       : m_lineNumber + count;
+    m_offset += static_cast<std::uint64_t>(block->rawEnd - block->rawAt);
+    m_lineStays = true;
+    return got;
+}
+
 LineReader::Result LineReader::captured(std::string_view &line, std::uint64_t &fullLength)
 {
     const Result r = read(line, fullLength);

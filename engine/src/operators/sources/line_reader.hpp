@@ -3,17 +3,13 @@
 // A line longer than the limit is not accumulated: the reader keeps its first bytes (for the
 // error record) and skips the rest, so a 10 MiB line costs no more memory than the limit.
 
+#include <tideline/engine/record_replay.hpp>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace tideline {
-
-namespace recording {
-class Capture;
-class Feed;
-struct LineBatch;
-} // namespace recording
 
 class LineReader
 {
@@ -40,6 +36,11 @@ public:
             return read(line, fullLength);
         return m_feed ? fromFeed(line, fullLength, recordStart) : captured(line, fullLength);
     }
+
+    /// --replay, for a reader that parses lines on other threads: the next recorded lines
+    /// as one whole block, unread (Feed::nextBlock), when the lines taken so far are used up;
+    /// the line number and offset then stand after its last line. No: take lines with next().
+    [[nodiscard]] recording::Feed::Whole takeBlock(recording::LineBatch *&block);
 
     std::uint64_t lineNumber() const { return m_lineNumber; }
     /// A replay's last line stays where it is until the feed is destroyed (a mapped
