@@ -3,6 +3,7 @@
 
 #include "connectors/kafka/kafka_source.hpp"
 
+#include "connectors/kafka/kafka_chunk.hpp"
 #include "connectors/kafka/kafka_config.hpp"
 #include "connectors/kafka/kafka_errors.hpp"
 #include "operators/params.hpp"
@@ -39,6 +40,7 @@ KafkaSource::~KafkaSource()
     // The runtime is being torn down: closing must not hand anything over (the final
     // checkpoint already wrote every owned partition's pointer).
     m_host = nullptr;
+    m_chunks.reset(); // their messages go back to librdkafka before the consumer closes
     if (!m_rk)
         return;
     flushCommit();
@@ -113,6 +115,8 @@ SourceOperator::Poll KafkaSource::poll(Output &out, int maxRecords)
         start();
     if (m_failure.size())
         throw std::runtime_error(m_failure);
+    if (m_chunks)
+        return pollChunks(out, maxRecords);
     if (m_bounded && m_remaining == 0)
         return Poll::Finished;
     int want = std::min(maxRecords, kMaxBatch);

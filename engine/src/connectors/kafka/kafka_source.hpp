@@ -24,20 +24,30 @@
 // never blocked by Kafka (open(), rebalances and recovery may block briefly: they query
 // offsets).
 //
-// The class is declared here and defined in three files along its seams: kafka_source.cpp
+// Parallelism (TIDELINE_PARALLEL_SOURCES=1, parallel_source.cpp, as a file's chunks): a bounded
+// source decodes its messages on the run's workers, a consumed batch a chunk, several batches
+// in flight, and emits them on the loop thread in the order they were consumed; everything
+// else a message does (its partition's position, the end of a bounded partition, an error
+// event) still happens there, at emission, so positions, checkpoints and metrics are what the
+// single-threaded source has after the same records.
+//
+// The class is declared here and defined in four files along its seams: kafka_source.cpp
 // (construction, polling, checkpoints, the offsets an exactly_once sink reads),
-// kafka_source_assign.cpp (start offsets, assignment and rebalances, commits) and
-// kafka_source_message.cpp (one consumed message: an error event or a record).
+// kafka_source_assign.cpp (start offsets, assignment and rebalances, commits),
+// kafka_source_message.cpp (one consumed message: an error event or a record) and
+// kafka_source_chunks.cpp (messages decoded on the workers).
 
 #include "connectors/kafka/eos.hpp"
 #include "connectors/kafka/kafka_message.hpp"
 #include "operators/operators.hpp"
+#include "operators/sources/chunk_runner.hpp"
 
 #include <tideline/engine/record_json.hpp>
 
 #include <librdkafka/rdkafka.h>
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -58,7 +68,9 @@ struct TopparList
     TopparList &operator=(const TopparList &) = delete;
 };
 
-class KafkaSource final : public SourceOperator, public OffsetSource
+class KafkaChunk;
+
+class KafkaSource final : public SourceOperator, public OffsetSource, public sources::ChunkedSource
 {
 public:
     explicit KafkaSource(const OperatorContext &ctx);
@@ -75,6 +87,8 @@ public:
     Poll poll(Output &out, int maxRecords) override;
     void reportMetrics(observe::NodeMetrics &m) const override;
     void onTick(std::int64_t nowMs, Output &) override { m_nowMs = nowMs; }
+    /// A bounded source without --record decodes on the workers (kafka_source_chunks.cpp).
+    [[nodiscard]] bool runChunksOn(sources::ChunkRunner &runner) override;
 
     // --- checkpoints ---
     void snapshotState(StateWriter &w) const override;
@@ -123,6 +137,9 @@ private:
     // kafka_source_message.cpp
     /// One message: an error event, or a record to emit. Returns whether it emitted.
     bool handle(rd_kafka_message_t *m, Output &out);
+    /// handle()'s part before decoding: an error message handled (thrown, or counted), the
+    /// partition's position moved on. Whether the message is to be emitted.
+    [[nodiscard]] bool accept(rd_kafka_message_t *m);
     void finishPartition(std::int32_t p, PartState &st);
     void capture(rd_kafka_message_t *m, const Message &msg);
 
@@ -156,7 +173,12 @@ private:
 
     std::vector<rd_kafka_message_t *> m_batch;
     MessageDecoder m_decoder;
-    recording::Capture *m_capture = nullptr; ///< --record
+    // kafka_source_chunks.cpp
+    /// Consumes batches into chunks while there is room, then emits from the oldest.
+    [[nodiscard]] Poll pollChunks(Output &out, int maxRecords);
+    std::unique_ptr<sources::ChunkQueue<KafkaChunk>> m_chunks; ///< destroyed before m_rk
+    std::size_t m_chunkAt = 0;                                 ///< the front chunk's next message
+    recording::Capture *m_capture = nullptr;                   ///< --record
     int m_captureSource = -1;
 };
 

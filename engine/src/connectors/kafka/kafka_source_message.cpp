@@ -1,6 +1,7 @@
 // source.kafka: one consumed message, an error event or a record with its `_kafka.*` metadata
 // (kafka_source.hpp).
 
+#include "connectors/kafka/kafka_chunk.hpp"
 #include "connectors/kafka/kafka_errors.hpp"
 #include "connectors/kafka/kafka_source.hpp"
 
@@ -12,8 +13,33 @@
 
 namespace tideline::kafka {
 
+Message messageOf(const rd_kafka_message_t *m)
+{
+    Message msg;
+    msg.partition = m->partition;
+    msg.offset = m->offset;
+    if (m->key)
+        msg.key = std::string_view(static_cast<const char *>(m->key), m->key_len);
+    rd_kafka_timestamp_type_t tsType;
+    msg.timestamp = std::max<std::int64_t>(-1, rd_kafka_message_timestamp(m, &tsType));
+    msg.payload = static_cast<const char *>(m->payload);
+    msg.length = m->len;
+    return msg;
+}
+
 /// One message: an error event, or a record to emit. Returns whether it emitted.
 bool KafkaSource::handle(rd_kafka_message_t *m, Output &out)
+{
+    if (!accept(m))
+        return false;
+    const Message msg = messageOf(m);
+    if (m_capture) [[unlikely]]
+        capture(m, msg);
+    m_decoder.emit(msg, out);
+    return true;
+}
+
+bool KafkaSource::accept(rd_kafka_message_t *m)
 {
     if (m->err) {
         kafka::ErrorClass c = kafka::classify(m->err);
@@ -50,19 +76,6 @@ bool KafkaSource::handle(rd_kafka_message_t *m, Output &out)
     st.lastActivityMs = m_nowMs;
     if (m_bounded && st.next >= st.end)
         finishPartition(m->partition, st);
-
-    Message msg;
-    msg.partition = m->partition;
-    msg.offset = m->offset;
-    if (m->key)
-        msg.key = std::string_view(static_cast<const char *>(m->key), m->key_len);
-    rd_kafka_timestamp_type_t tsType;
-    msg.timestamp = std::max<std::int64_t>(-1, rd_kafka_message_timestamp(m, &tsType));
-    msg.payload = static_cast<const char *>(m->payload);
-    msg.length = m->len;
-    if (m_capture) [[unlikely]]
-        capture(m, msg);
-    m_decoder.emit(msg, out);
     return true;
 }
 
