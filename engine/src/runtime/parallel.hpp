@@ -84,6 +84,7 @@ inline int keyGroupOf(std::string_view key)
 
 struct Round;
 class Capture;
+struct OutputPool;
 class ParallelStage;
 
 /// N worker threads; worker k runs instance k of every parallel stage, tasks in FIFO order.
@@ -235,6 +236,9 @@ private:
     std::vector<std::unique_ptr<Round>> m_spare; ///< replayed rounds, reused
     /// Per instance, its metrics after the last round replayed (reportMetrics sums them).
     std::vector<observe::NodeMetrics> m_instanceMetrics;
+    /// Firings' output vectors, passed from round to round (output_pool.hpp); before the
+    /// captures, which fill them.
+    std::unique_ptr<OutputPool> m_outputs;
     /// Per instance: the OutputTarget its worker captures outputs into.
     std::vector<std::unique_ptr<Capture>> m_captures;
 };

@@ -4,6 +4,7 @@
 // and the merge order of window results across instances.
 
 #include "operators/keys/group_key_codec.hpp"
+#include "runtime/output_pool.hpp"
 #include "runtime/parallel.hpp"
 #include "runtime/parallel_round.hpp"
 
@@ -74,9 +75,10 @@ void replayMergedStep(StageOutput &out,
 class Capture final : public OutputTarget
 {
 public:
-    Capture(const StageConfig &cfg, OutputTarget &runtime)
+    Capture(const StageConfig &cfg, OutputTarget &runtime, OutputPool &pool)
         : m_cfg(cfg)
         , m_runtime(runtime)
+        , m_pool(pool)
         , m_codec(cfg.keys)
         , m_rows(static_cast<std::size_t>(cfg.node) + 1)
     {
@@ -118,6 +120,7 @@ public:
     {
         InstanceIO &io = *m_io;
         const std::size_t k = m_cfg.keys.size();
+        m_pool.values.reserve(io.values, io.sortKeys.size() * k);
         io.values.resize(io.sortKeys.size() * k);
         for (std::size_t i = 0; i < io.sortKeys.size(); ++i) {
             SortKey &s = io.sortKeys[i];
@@ -135,6 +138,7 @@ public:
         OutItem &o = push(OutKind::Data);
         o.port = port;
         if (m_cfg.window && m_watermarkStep && port == 0) {
+            m_pool.sortKeys.reserve(m_io->sortKeys, m_io->sortKeys.size() + 1);
             SortKey &s = m_io->sortKeys.emplace_back();
             s.end = record.get("window_end").i;
             s.start = record.get("window_start").i;
@@ -174,6 +178,7 @@ public:
 private:
     OutItem &push(OutKind kind)
     {
+        m_pool.out.reserve(m_io->out, m_io->out.size() + 1);
         OutItem &o = m_io->out.emplace_back();
         o.kind = kind;
         o.step = m_step;
@@ -182,6 +187,7 @@ private:
 
     const StageConfig &m_cfg;
     OutputTarget &m_runtime;
+    OutputPool &m_pool;
     keys::GroupKeyCodec m_codec;
     std::vector<keys::GroupKeyCodec::Decoded> m_decoded;
     std::vector<observe::FateCounts> m_rows;

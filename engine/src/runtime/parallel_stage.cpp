@@ -36,9 +36,10 @@ ParallelStage::ParallelStage(StageConfig cfg,
     , m_dedupKey(m_cfg.keys)
     , m_marksGiven(m_instances.size(), 0)
     , m_instanceMetrics(m_instances.size())
+    , m_outputs(std::make_unique<OutputPool>())
 {
     for (std::size_t k = 0; k < m_instances.size(); ++k)
-        m_captures.push_back(std::make_unique<Capture>(m_cfg, m_runtime));
+        m_captures.push_back(std::make_unique<Capture>(m_cfg, m_runtime, *m_outputs));
     m_fusedSeen.assign(m_instances.size(), kMinTime);
     for (auto &op : m_instances) {
         m_preKeyed.push_back(m_cfg.window ? dynamic_cast<fusable::PreKeyed *>(op.get()) : nullptr);
@@ -218,6 +219,8 @@ void ParallelStage::collect(bool all, Output &out)
         std::unique_ptr<Round> done = std::move(m_inFlight.front());
         m_inFlight.pop_front();
         replay(*done, out);
+        for (InstanceIO &io : done->io)
+            m_outputs->put(io);
         (done->fused ? m_fusedSpare : m_spare).push_back(std::move(done));
     }
 }

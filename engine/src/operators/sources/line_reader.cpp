@@ -22,7 +22,8 @@ std::string LineReader::open(const std::string &path, std::size_t maxLine)
     if (m_fd < 0)
         return std::strerror(errno);
     m_maxLine = maxLine;
-    m_buf.resize(std::max<std::size_t>(4u << 20, maxLine + 1));
+    m_cap = std::max<std::size_t>(4u << 20, maxLine + 1);
+    m_buf.reset(new char[m_cap]);
     return {};
 }
 
@@ -42,19 +43,19 @@ bool LineReader::fill()
     if (m_eof)
         return false;
     if (m_begin > 0) {
-        std::memmove(m_buf.data(), m_buf.data() + m_begin, m_end - m_begin);
+        std::memmove(m_buf.get(), m_buf.get() + m_begin, m_end - m_begin);
         m_end -= m_begin;
         m_begin = 0;
     }
-    if (m_end == m_buf.size())
+    if (m_end == m_cap)
         return false;
     // At most 256 KiB per read: the kernel's copy then cycles through a small part of the
     // buffer that stays in the core's cache, instead of streaming 4 MiB through it and
     // evicting the downstream operators' state (a window's pane table) every fill.
-    const std::size_t want = std::min<std::size_t>(m_buf.size() - m_end, std::size_t(256) << 10);
+    const std::size_t want = std::min<std::size_t>(m_cap - m_end, std::size_t(256) << 10);
     ssize_t n;
     do {
-        n = ::read(m_fd, m_buf.data() + m_end, want);
+        n = ::read(m_fd, m_buf.get() + m_end, want);
     } while (n < 0 && errno == EINTR);
     if (n < 0) {
         m_error = std::strerror(errno);
@@ -73,8 +74,8 @@ LineReader::Result LineReader::read(std::string_view &line, std::uint64_t &fullL
 {
     std::size_t scanFrom = m_begin;
     while (true) {
-        const char *start = m_buf.data() + m_begin;
-        const void *nl = std::memchr(m_buf.data() + scanFrom, '\n', m_end - scanFrom);
+        const char *start = m_buf.get() + m_begin;
+        const void *nl = std::memchr(m_buf.get() + scanFrom, '\n', m_end - scanFrom);
         if (nl) {
             auto len = static_cast<std::size_t>(static_cast<const char *>(nl) - start);
             line = std::string_view(start, len);
@@ -98,10 +99,10 @@ LineReader::Result LineReader::read(std::string_view &line, std::uint64_t &fullL
                 if (!fill()) {
                     break;
                 }
-                const void *p = std::memchr(m_buf.data() + m_begin, '\n', m_end - m_begin);
+                const void *p = std::memchr(m_buf.get() + m_begin, '\n', m_end - m_begin);
                 if (p) {
                     auto more = static_cast<std::size_t>(static_cast<const char *>(p)
-                                                         - (m_buf.data() + m_begin));
+                                                         - (m_buf.get() + m_begin));
                     len += more;
                     m_begin += more + 1;
                     m_offset += len + 1;
@@ -123,7 +124,7 @@ LineReader::Result LineReader::read(std::string_view &line, std::uint64_t &fullL
         if (!fill()) {
             if (m_end > m_begin) {
                 // Last line without a trailing newline.
-                line = std::string_view(m_buf.data() + m_begin, m_end - m_begin);
+                line = std::string_view(m_buf.get() + m_begin, m_end - m_begin);
                 m_offset += m_end - m_begin;
                 m_begin = m_end;
                 ++m_lineNumber;

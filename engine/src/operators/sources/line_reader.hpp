@@ -6,6 +6,7 @@
 #include <tideline/engine/record_replay.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -63,7 +64,11 @@ private:
     recording::LineBatch *m_batch = nullptr;
     int m_source = -1;
     int m_fd = -1;
-    std::string m_buf;
+    /// Not zero-filled: only what read() fills is ever touched (at most 256 KiB a fill, moved
+    /// to the front), so the 4 MiB of room cost no page until a long line needs it, and none at
+    /// all when the fused path reads the file in ranges instead.
+    std::unique_ptr<char[]> m_buf;
+    std::size_t m_cap = 0;
     std::size_t m_begin = 0, m_end = 0;
     std::size_t m_maxLine = 1 << 20;
     std::uint64_t m_offset = 0;
