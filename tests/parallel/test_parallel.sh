@@ -125,29 +125,32 @@ echo "ok file pipelines' errors name their lines"
 # Replays (issue 19): a recording of each file pipeline replayed at parallelism 1, 2 and 4, and
 # at 2 paced (--replay-speed 1: lines only as they come due on the replay's clock), gives the
 # recorded run's outputs; a replayed file chain the fused path covers runs fused at 2 and 4
-# (its recorded lines taken on the loop thread, parsed on the workers).
+# (its recorded lines taken on the loop thread, parsed on the workers). "m": the recording
+# mapped (TIDELINE_REPLAY_MAP=1: whole blocks handed to the workers unread) instead of read.
 for p in "$tmp"/files/*.json; do
     name=replay-$(basename "$p" .json)
     mkdir -p "$tmp/$name/recorded"
     run_logged "$name: recording failed" "$tmp/$name/logrec" --record "$tmp/$name/rec" \
         --expect "$tmp/$name/recorded" --update-expected "$p" || continue
-    for n in 1 2 4 2p; do
+    for n in 1 2 4 2p 1m 2m; do
         mkdir -p "$tmp/$name/n$n"
         speed=max
         case $n in *p) speed=1 ;; esac
+        case $n in *m) export TIDELINE_REPLAY_MAP=1 ;; esac
         if ! run_logged "$name: the replay at parallelism $n failed" "$tmp/$name/log$n" \
-            --replay "$tmp/$name/rec" --replay-speed "$speed" --parallelism "${n%p}" \
+            --replay "$tmp/$name/rec" --replay-speed "$speed" --parallelism "${n%[pm]}" \
             --expect "$tmp/$name/n$n" --update-expected "$p"; then
-            :
+            unset TIDELINE_REPLAY_MAP
         elif ! diff -r "$tmp/$name/recorded" "$tmp/$name/n$n" >"$tmp/$name/diff$n"; then
             echo "FAIL $name: the replay at parallelism $n differs from the recorded run:"
             head -20 "$tmp/$name/diff$n"
             fail=1
         fi
+        unset TIDELINE_REPLAY_MAP
     done
     case $p in
     */fused-jsonl-sliding.json | */jsonl-malformed.json) # (a CSV replay stays on the loop thread)
-        for n in 2 4 2p; do
+        for n in 2 4 2p 2m; do
             if ! grep -q "fused: records made.*the replay's recorded lines" "$tmp/$name/log$n"; then
                 echo "FAIL $name: expected the replay to run fused at parallelism $n"
                 cat "$tmp/$name/log$n"
@@ -156,33 +159,39 @@ for p in "$tmp"/files/*.json; do
         done
         ;;
     esac
-    echo "ok $name: replayed at 1, 2, 4 and 2 paced with the recorded run's outputs"
+    echo "ok $name: replayed at 1, 2, 4, 2 paced, and mapped at 1 and 2 with the recorded run's outputs"
 done
 # A damaged recording fails a fused replay as it fails one on the loop thread: the same error
 # (file, line, block, cause), exit 1, and the same outputs up to it. At parallelism 2 the loop
 # thread reads a block's header and a worker checks its records (their CRC, their count): a
-# block damaged in each of those places, in the middle of the recording.
+# block damaged in each of those places, in the middle of the recording. "2m": at parallelism 2
+# with the recording mapped (TIDELINE_REPLAY_MAP=1), where a worker checks a whole block.
 for how in payload header count; do
     dmg=$tmp/replay-jsonl-malformed/damaged-$how
     cp -r "$tmp/replay-jsonl-malformed/rec" "$dmg"
     python3 "$here/damage_recording.py" "$dmg/records.tsv" "$how" >"$dmg-block" || fail=1
-    for n in 1 2; do
+    for n in 1 2 2m; do
         # (--expect writes nothing for a failed run: the sinks write to $dmg-n$n themselves, what
         # they flushed before the failure; a parallel stage delivers what it was handed first.)
         mkdir -p "$dmg-n$n"
         sed "s|\"out/|\"$dmg-n$n/|" "$tmp/files/jsonl-malformed.json" >"$tmp/files/damaged-$n.json"
-        timeout 300 "$run" --replay "$dmg" --parallelism $n "$tmp/files/damaged-$n.json" \
-            >"$dmg-log$n" 2>&1
+        map=0
+        [[ $n == *m ]] && map=1
+        TIDELINE_REPLAY_MAP=$map timeout 300 "$run" --replay "$dmg" --parallelism "${n%m}" \
+            "$tmp/files/damaged-$n.json" >"$dmg-log$n" 2>&1
         echo $? >"$dmg-rc$n"
         rm -f "$tmp/files/damaged-$n.json"
         grep -- "--replay: .*records.tsv line" "$dmg-log$n" >"$dmg-err$n"
     done
     if [[ $(cat "$dmg-rc1") != 1 || $(cat "$dmg-rc2") != 1 || ! -s "$dmg-err1" ]] \
         || ! grep -q "$(cat "$dmg-block")" "$dmg-err1" || [[ ! -s $dmg-n1/results.jsonl ]] \
-        || ! diff "$dmg-err1" "$dmg-err2" >/dev/null || ! diff -r "$dmg-n1" "$dmg-n2" >/dev/null; then
+        || [[ $(cat "$dmg-rc2m") != 1 ]] || ! diff "$dmg-err1" "$dmg-err2" >/dev/null \
+        || ! diff "$dmg-err1" "$dmg-err2m" >/dev/null || ! diff -r "$dmg-n1" "$dmg-n2" >/dev/null \
+        || ! diff -r "$dmg-n1" "$dmg-n2m" >/dev/null; then
         echo "FAIL damaged recording ($how): the replay at parallelism 2 did not fail as at 1:"
-        cat "$dmg-log1" "$dmg-log2"
+        cat "$dmg-log1" "$dmg-log2" "$dmg-log2m"
         diff -r "$dmg-n1" "$dmg-n2" | head -5
+        diff -r "$dmg-n1" "$dmg-n2m" | head -5
         fail=1
     else
         echo "ok a damaged recording ($how) fails the fused replay as the sequential one: $(cat "$dmg-err1")"

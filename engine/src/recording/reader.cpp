@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,13 +20,21 @@ constexpr std::size_t kKeep = 4 << 20;    ///< and keeps this much behind it map
 constexpr std::size_t kAhead = 4096;      ///< how far ahead a mapped reader prefetches
 } // namespace
 
-/// records.tsv is mapped when it can be: a replay then parses the page cache's bytes in place,
-/// without read()'s copy of every byte (about 5 % of a replay's CPU, issue 19). The lines are
-/// what the file held when it was opened. Pages behind the reader are given back every MiB,
-/// so the resident size stays that of a buffer. Where mapping fails, read() as before.
+/// records.tsv is read with read() into a reused 256 KiB buffer (fill()), and mapped only with
+/// TIDELINE_REPLAY_MAP=1 in the environment. Why read() by default: the page cache's bytes are
+/// copied once into memory that stays mapped and cached, while a mapped reader touches every
+/// page of the file for the first time. On the 4 Dec Intel VM the two were at parity (mapping
+/// saved the copy and paid populating and unmapping, docs/benchmarks.md); on the 6 Dec AMD
+/// VM, where a first touch of a mapped page costs about a microsecond (the line-end scan's
+/// loads of the mapped bytes were a fifth of the replay), the mapped replay ran at 0.80-0.85 of
+/// source.file and the read() one at 0.96-1.05 (docs/benchmarks.md, "Session 15"). Mapped, the
+/// lines are what the file held when it was opened and pages behind the reader are given
+/// back every MiB, so the resident size stays that of a buffer; where mapping fails, read().
 void Reader::map()
 {
     m_data = m_buffer.data();
+    if (const char *on = std::getenv("TIDELINE_REPLAY_MAP"); !on || std::string_view(on) != "1")
+        return;
     struct stat st;
     if (::fstat(m_fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0)
         return;
