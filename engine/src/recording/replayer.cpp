@@ -343,12 +343,15 @@ bool Replayer::takeRun(int source, LineBatch &batch)
 }
 
 // A whole block for a worker to check and parse: as takeRun, with the block's payload not read
-// here (peekRun's deferCheck) and its lines all counted taken at once.
+// here (peekRun's deferCheck) and its lines all counted taken at once. A read (not mapped)
+// recording's block is in the reader's buffer until its next read: the taker copies it whole
+// (LineBatch::rawStays false), still cheaper on the loop thread than checking it and taking
+// its lines one by one.
 Feed::Whole Replayer::nextBlock(int source, LineBatch *&out)
 {
     out = &m_batch;
     Reader::RawRun run;
-    if (m_batch.left() || m_haveHead || m_exhausted || !m_reader->mapped() || source < 0
+    if (m_batch.left() || m_haveHead || m_exhausted || source < 0
         || static_cast<std::size_t>(source) >= m_ended.size()
         || m_reader->peekRun(run, true, true) != Reader::Run::Lines || !run.unchecked
         || run.source != source)

@@ -73,7 +73,10 @@ struct LineList
     /// lines into records checks it first (recording::checkBlockPayload).
     struct Block
     {
-        std::string_view payload; ///< count lines, each ended by '\n', where they stay
+        /// count lines, each ended by '\n': where they stay (a mapped recording), or
+        /// payload.size() bytes at textAt in `text` (a read one's, copied: payloadOf)
+        std::string_view payload;
+        std::size_t textAt = kStays;
         std::int64_t count = 0;
         std::uint32_t crc = 0;
         std::uint64_t firstLine = 0; ///< the file's line number of its first line
@@ -89,6 +92,12 @@ struct LineList
         lines.clear();
         blocks.clear();
         bytes = 0;
+    }
+    static constexpr std::size_t kStays = static_cast<std::size_t>(-1);
+    std::string_view payloadOf(const Block &b) const
+    {
+        return b.textAt == kStays ? b.payload
+                                  : std::string_view(text).substr(b.textAt, b.payload.size());
     }
     std::string_view textOf(const Line &l) const
     {

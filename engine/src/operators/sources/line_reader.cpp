@@ -163,7 +163,7 @@ recording::Feed::Whole LineReader::takeBlock(recording::LineBatch *&block)
     m_lineNumber = block->rawHasOffset ? static_cast<std::uint64_t>(block->rawOffset) + count - 1
                                        : m_lineNumber + count;
     m_offset += static_cast<std::uint64_t>(block->rawEnd - block->rawAt);
-    m_lineStays = true;
+    m_lineStays = block->rawStays;
     return got;
 }
 
