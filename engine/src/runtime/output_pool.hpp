@@ -56,8 +56,8 @@ public:
         put(bigger);
     }
 
-    /// Takes v's storage when it holds kFrom items or more (its items are destroyed); v is
-    /// left empty either way only in the first case.
+    /// Takes v's storage when its capacity is kFrom items or more (destroying its items and
+    /// leaving v empty, without storage); a smaller v is left as it is.
     void put(std::vector<T> &v)
     {
         if (v.capacity() < kFrom)
