@@ -409,8 +409,10 @@ private slots:
             const auto read = readAll(dir, readError);
             QCOMPARE(read.size(), std::size_t(10)); // block 1's lines, none of block 2's
             QVERIFY(!readError.empty());
-            // Deferred: block 1 and block 2 described unchecked, checked here (a mapped
-            // reader's: read() is the default, reader.cpp).
+            // Deferred: block 1 and block 2 described unchecked, checked here; by a mapped
+            // reader (TIDELINE_REPLAY_MAP=1; read() is the default: reader.cpp).
+            auto plain = Reader::open(dir, error);
+            QVERIFY2(plain && !plain->mapped(), error.c_str());
             qputenv("TIDELINE_REPLAY_MAP", "1");
             auto r = Reader::open(dir, error);
             qunsetenv("TIDELINE_REPLAY_MAP");

@@ -5,6 +5,7 @@
 // recording mixes two sources, lines with escapes, a key or headers (which the batch path reads
 // as whole entries), gaps in time and more than one read buffer of lines.
 #include <tideline/engine/record_replay.hpp>
+#include <tideline/engine/recording.hpp>
 #include <tideline/engine/spec.hpp>
 
 #include <QTemporaryDir>
@@ -223,6 +224,64 @@ private slots:
         QVERIFY2(lines.find(want) != std::string::npos,
                  lines.substr(lines.size() - std::min<std::size_t>(lines.size(), 300)).c_str());
         QCOMPARE(batches, lines);
+    }
+
+    // Feed::nextBlock (the fused replay at parallelism > 1): a /2 recording's whole raw blocks
+    // are handed over unread whether it is read (the default) or mapped; a read one's block
+    // views the reader's buffer (rawStays false: the taker copies it). Every block's payload
+    // passes its own check, and blocks plus batches replay every record once.
+    void wholeBlocksComeReadOrMapped_data()
+    {
+        QTest::addColumn<bool>("mapped");
+        QTest::newRow("read") << false;
+        QTest::newRow("mapped (TIDELINE_REPLAY_MAP=1)") << true;
+    }
+    void wholeBlocksComeReadOrMapped()
+    {
+        QFETCH(bool, mapped);
+        QTemporaryDir tmp;
+        const std::string dir = tmp.path().toStdString() + "/rec";
+        writeRecording(dir, 2);
+        std::string error;
+        if (mapped)
+            qputenv("TIDELINE_REPLAY_MAP", "1");
+        auto r = Replayer::open(dir, twoFileSources(), "batch", 0, error);
+        qunsetenv("TIDELINE_REPLAY_MAP");
+        QVERIFY2(r, error.c_str());
+        int blocks = 0;
+        bool ended[2] = {false, false};
+        for (int turn = 0; turn < 400000 && !(ended[0] && ended[1]); ++turn) {
+            const int s = turn % 2;
+            if (ended[s])
+                continue;
+            LineBatch *b = nullptr;
+            const Feed::Whole whole = r->nextBlock(s, b);
+            if (whole == Feed::Whole::Taken) {
+                ++blocks;
+                QCOMPARE(b->rawStays, mapped);
+                QVERIFY(b->rawUnchecked && b->taken == b->count);
+                std::vector<std::size_t> ends;
+                std::string why;
+                const std::string_view payload(b->rawAt,
+                                               static_cast<std::size_t>(b->rawEnd - b->rawAt));
+                QVERIFY2(checkBlockPayload(payload, b->rawCrc, b->count, ends, why), why.c_str());
+                QCOMPARE(ends.size(), static_cast<std::size_t>(b->count));
+                continue;
+            }
+            if (whole == Feed::Whole::NotDue) {
+                (void)r->skipToNext(s);
+                continue;
+            }
+            const Feed::Next n = r->nextLines(s, true, b);
+            if (n == Feed::Next::End)
+                ended[s] = true;
+            else if (n == Feed::Next::Entry)
+                while (b->left())
+                    (void)b->take();
+        }
+        QVERIFY(ended[0] && ended[1]);
+        QVERIFY2(blocks > 10, std::to_string(blocks).c_str());
+        QCOMPARE(r->replayed(), std::int64_t(40000));
     }
 };
 

@@ -143,9 +143,10 @@ public:
         No      ///< they are not (another source's, not raw, not a whole block, the end)
     };
     /// For a reader that parses lines on other threads (a parallel replay of a file): when
-    /// `source`'s next records are a whole block of raw lines in a mapped recording, hands it
-    /// over without reading its payload (LineBatch::rawUnchecked: the thread that parses it
-    /// checks it), all taken (taken == count). The loop thread then touches none of its bytes.
+    /// `source`'s next records are a whole block of raw lines, hands it over without reading
+    /// its payload (LineBatch::rawUnchecked: the thread that parses it checks it), all taken
+    /// (taken == count). Mapped (rawStays), the loop thread then touches none of its bytes;
+    /// read, they are in the reader's buffer until the next call, for the taker to copy.
     /// No: nextLines() as before; the default for a feed without blocks.
     [[nodiscard]] virtual Whole nextBlock(int source, LineBatch *&batch)
     {

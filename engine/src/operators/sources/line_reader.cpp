@@ -23,7 +23,7 @@ std::string LineReader::open(const std::string &path, std::size_t maxLine)
         return std::strerror(errno);
     m_maxLine = maxLine;
     m_cap = std::max<std::size_t>(4u << 20, maxLine + 1);
-    m_buf.reset(new char[m_cap]);
+    m_buf = std::make_unique_for_overwrite<char[]>(m_cap);
     return {};
 }
 
