@@ -109,9 +109,14 @@ struct ParamChecker
                 return;
             }
             if (!v.is_number_integer()) {
-                if (v.is_number_float()
-                    && v.get<double>()
-                           == static_cast<double>(static_cast<long long>(v.get<double>())))
+                // A whole float such as 5.0 names an integer written the wrong way; say so.
+                // std::trunc, not a cast: a cast of 1e21 to an integer is undefined.
+                const double x = v.is_number_float() ? v.get<double>() : 0.5;
+                if (std::isfinite(x) && x == std::trunc(x) && std::fabs(x) >= 0x1p63)
+                    fail(std::string(x > 0 ? "must be at most " + std::to_string(INT64_MAX)
+                                           : "must be at least " + std::to_string(INT64_MIN))
+                         + ", found " + v.dump());
+                else if (std::isfinite(x) && x == std::trunc(x))
                     fail("must be an integer without a fraction, found " + v.dump());
                 else
                     typeFail();

@@ -147,6 +147,22 @@ private Q_SLOTS:
         QVERIFY(errors >= 6);
     }
 
+    // The fuzzer (CI, stop 36): a whole float beyond int64 was cast to long long to ask
+    // whether it had a fraction, which is undefined. It is a range error now.
+    void wholeFloatsInIntegerParams()
+    {
+        auto r = loadSpec(withNodes(
+            R"({"id":"src","kind":"source.generator","params":{"count":5.0,"seed":1.23457e21,"keys":-1e300}},
+               {"id":"o","kind":"sink.console"})",
+            R"({"from":"src.out","to":"o.in"})"));
+        QVERIFY2(hasDiag(r.diagnostics, "nodes[0].params.count", "integer without a fraction"),
+                 testing::diagnosticsText(r.diagnostics).c_str());
+        QVERIFY(
+            hasDiag(r.diagnostics, "nodes[0].params.seed", "must be at most 9223372036854775807"));
+        QVERIFY(hasDiag(r.diagnostics, "nodes[0].params.keys",
+                        "must be at least -9223372036854775808"));
+    }
+
     void missingRequiredParam()
     {
         auto r = loadSpec(withNodes(

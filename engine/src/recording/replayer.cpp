@@ -10,6 +10,7 @@
 #include <tideline/engine/record_replay.hpp>
 #include <tideline/engine/spec.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 #include <thread>
@@ -62,12 +63,12 @@ void ReplayClock::sleepMs(std::int64_t ms)
     }
     // The virtual time may run ahead of the wall clock (times the speed) by nothing: sleep
     // off the difference.
-    const auto due
-        = m_wallAnchorMs
-          + static_cast<std::int64_t>(static_cast<double>(m_now - m_virtualAnchorMs) / speed);
-    if (due > wall)
+    // In double, clamped before the cast: a tiny speed makes the quotient overflow int64.
+    const double ahead = static_cast<double>(m_wallAnchorMs - wall)
+                         + static_cast<double>(m_now - m_virtualAnchorMs) / speed;
+    if (ahead >= 1.0)
         std::this_thread::sleep_for(
-            std::chrono::milliseconds(std::min<std::int64_t>(due - wall, 1000)));
+            std::chrono::milliseconds(static_cast<std::int64_t>(std::min(ahead, 1000.0))));
 }
 
 // --- Replayer ---

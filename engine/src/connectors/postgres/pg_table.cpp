@@ -344,7 +344,9 @@ std::string appendRow(const Record &r, const std::vector<Column> &cols, std::str
                 text = std::to_string(v.i);
             break;
         case ValueType::Double:
-            if (col.kind == ColumnKind::Time && std::isfinite(v.d))
+            // Out of int64's range the cast is undefined; such a time goes as written and
+            // PostgreSQL's rejection of it names the row.
+            if (col.kind == ColumnKind::Time && std::isfinite(v.d) && std::fabs(v.d) < 9.2e18)
                 appendEpochMs(static_cast<std::int64_t>(std::floor(v.d)), text);
             else
                 appendJsonValue(v, text);
