@@ -4,6 +4,7 @@
 #include <tideline/engine/recording.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -11,6 +12,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <utility>
 
 namespace tideline::recording {
 
@@ -32,7 +34,8 @@ constexpr std::size_t kAhead = 4096;      ///< how far ahead a mapped reader pre
 /// back every MiB, so the resident size stays that of a buffer; where mapping fails, read().
 void Reader::map()
 {
-    m_data = m_buffer.data();
+    m_buffer = std::make_shared<ReadBuffer>();
+    m_data = "";
     if (const char *on = std::getenv("TIDELINE_REPLAY_MAP"); !on || std::string_view(on) != "1")
         return;
     struct stat st;
@@ -48,26 +51,58 @@ void Reader::map()
     m_eof = true; // nothing to read: the whole file is there
 }
 
+std::shared_ptr<const void> Reader::lendBuffer() const
+{
+    if (m_map)
+        return nullptr;
+    return m_buffer;
+}
+
 bool Reader::fill()
 {
     // The unread tail moves to the front and the file is read straight into the buffer (no
     // bounce copy). 256 KiB stays in the L2 cache while its lines are parsed; a line longer
-    // than the buffer doubles it.
+    // than the buffer doubles it. A lent buffer (views of it are held on other threads) is
+    // left as it is: the tail goes to the front of one no longer lent, or of a new one.
     constexpr std::size_t kReadBytes = 256 << 10;
-    if (m_pos > 0) {
-        std::memmove(m_buffer.data(), m_buffer.data() + m_pos, m_end - m_pos);
-        m_end -= m_pos;
-        m_scan -= m_pos;
-        m_pos = 0;
+    const std::size_t tail = m_end - m_pos;
+    const std::size_t want = std::max(kReadBytes, tail == m_buffer->size ? 2 * tail : tail);
+    if (m_buffer.use_count() > 1) {
+        std::shared_ptr<ReadBuffer> next;
+        for (auto &b : m_lent)
+            if (b.use_count() == 1) { // (the last share was dropped: see the fence below)
+                next = std::move(b);
+                b = std::move(m_lent.back());
+                m_lent.pop_back();
+                break;
+            }
+        // The drop of the last share (a release) happens before the bytes are written over.
+        std::atomic_thread_fence(std::memory_order_acquire);
+        if (!next)
+            next = std::make_shared<ReadBuffer>();
+        if (next->size < want) {
+            next->bytes = std::make_unique_for_overwrite<char[]>(want);
+            next->size = want;
+        }
+        std::memcpy(next->bytes.get(), m_buffer->bytes.get() + m_pos, tail);
+        m_lent.push_back(std::exchange(m_buffer, std::move(next)));
+    } else {
+        if (m_pos > 0)
+            std::memmove(m_buffer->bytes.get(), m_buffer->bytes.get() + m_pos, tail);
+        if (m_buffer->size < want) {
+            auto bigger = std::make_unique_for_overwrite<char[]>(want);
+            std::memcpy(bigger.get(), m_buffer->bytes.get(), tail);
+            m_buffer->bytes = std::move(bigger);
+            m_buffer->size = want;
+        }
     }
-    if (m_buffer.size() < kReadBytes)
-        m_buffer.resize(kReadBytes);
-    else if (m_end == m_buffer.size())
-        m_buffer.resize(m_buffer.size() * 2);
-    m_data = m_buffer.data();
+    m_end = tail;
+    m_scan -= m_pos;
+    m_pos = 0;
+    m_data = m_buffer->bytes.get();
     ssize_t n;
     do
-        n = ::read(m_fd, m_buffer.data() + m_end, m_buffer.size() - m_end);
+        n = ::read(m_fd, m_buffer->bytes.get() + m_end, m_buffer->size - m_end);
     while (n < 0 && errno == EINTR);
     if (n <= 0) {
         m_eof = true;

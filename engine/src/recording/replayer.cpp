@@ -258,6 +258,7 @@ Feed::Next Replayer::nextLines(int source, bool anyTime, LineBatch *&out)
     batch.rawEnds = nullptr;
     batch.rawStays = false;
     batch.rawUnchecked = false;
+    batch.rawKeep.reset();
     if (batch.lines.empty()) // as many as the loop pulls from a source per turn (batchSize)
         batch.lines.resize(256);
     if (m_haveHead || m_exhausted) {
@@ -345,9 +346,9 @@ bool Replayer::takeRun(int source, LineBatch &batch)
 
 // A whole block for a worker to check and parse: as takeRun, with the block's payload not read
 // here (peekRun's deferCheck) and its lines all counted taken at once. A read (not mapped)
-// recording's block is in the reader's buffer until its next read: the taker copies it whole
-// (LineBatch::rawStays false), still cheaper on the loop thread than checking it and taking
-// its lines one by one.
+// recording's block is in the reader's buffer: the batch holds a share of it (rawKeep), and
+// the reader reads on into another buffer while the share is held, so the worker parses the
+// block where it was read (no copy on the loop thread).
 Feed::Whole Replayer::nextBlock(int source, LineBatch *&out)
 {
     out = &m_batch;
@@ -363,6 +364,7 @@ Feed::Whole Replayer::nextBlock(int source, LineBatch *&out)
     handOver(source, run, m_batch);
     m_batch.taken = m_batch.count;
     m_batch.rawUnchecked = true;
+    m_batch.rawKeep = m_reader->lendBuffer();
     m_batch.rawCrc = run.payloadCrc;
     return Whole::Taken;
 }
@@ -380,6 +382,7 @@ void Replayer::handOver(int source, const Reader::RawRun &run, LineBatch &batch)
     batch.rawEnds = run.ends;
     batch.rawStays = m_reader->mapped();
     batch.rawUnchecked = false;
+    batch.rawKeep.reset();
     batch.rawHasOffset = run.firstOffset.has_value();
     batch.rawOffset = run.firstOffset.value_or(0);
     if (run.partition) {

@@ -91,6 +91,10 @@ struct LineBatch
     /// parses [rawAt, rawEnd) first checks it with checkBlockPayload(rawCrc, count), reporting
     /// a failure as rawWhere + ": " + why (the loop thread's reader would have said the same).
     bool rawUnchecked = false;
+    /// With rawUnchecked, when the recording is read (not mapped): a share of the reader's
+    /// buffer (Reader::lendBuffer) that keeps [rawAt, rawEnd) valid while it is held, so the
+    /// taker parses the block where it is instead of copying it.
+    std::shared_ptr<const void> rawKeep;
     std::uint32_t rawCrc = 0;
     std::string rawWhere;
     bool left() const { return taken < count; }

@@ -330,6 +330,11 @@ public:
     bool blocks() const { return m_blocks; }
     /// records.tsv is mapped: views of its bytes stay valid while the reader lives.
     bool mapped() const { return m_map != nullptr; }
+    /// Read, not mapped: a share of the buffer the bytes read so far are in. While a share is
+    /// held the reader reads on into another buffer instead of moving the unread bytes to the
+    /// front of this one, so views of it (a whole block handed to a worker) stay valid until
+    /// the share is dropped. Null when mapped (views stay valid anyway).
+    [[nodiscard]] std::shared_ptr<const void> lendBuffer() const;
 
     const std::string &error() const { return m_error; }
     /// The line of records.tsv of the last record read (/2: a block's header is a line, and
@@ -362,7 +367,15 @@ private:
     std::string m_path;
     Opened m_info;
     int m_fd = -1;
-    std::string m_buffer; ///< read straight into (when the file is not mapped)
+    struct ReadBuffer
+    {
+        std::unique_ptr<char[]> bytes;
+        std::size_t size = 0;
+    };
+    /// Read straight into (when the file is not mapped); shared while lent (lendBuffer).
+    std::shared_ptr<ReadBuffer> m_buffer;
+    /// Buffers lent before: reused by fill() once no share of them is held.
+    std::vector<std::shared_ptr<ReadBuffer>> m_lent;
     /// The file's bytes: mapped (the whole file), or m_buffer's. [m_pos, m_end) is not parsed.
     const char *m_data = nullptr;
     const char *m_map = nullptr; ///< the mapping, when there is one

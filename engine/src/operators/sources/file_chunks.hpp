@@ -73,10 +73,12 @@ struct LineList
     /// lines into records checks it first (recording::checkBlockPayload).
     struct Block
     {
-        /// count lines, each ended by '\n': where they stay (a mapped recording), or
-        /// payload.size() bytes at textAt in `text` (a read one's, copied: payloadOf)
+        /// count lines, each ended by '\n': where they stay (a mapped recording, or a read
+        /// one's buffer that `keep` holds a share of), or payload.size() bytes at textAt in
+        /// `text` (copied: payloadOf)
         std::string_view payload;
         std::size_t textAt = kStays;
+        std::shared_ptr<const void> keep;
         std::int64_t count = 0;
         std::uint32_t crc = 0;
         std::uint64_t firstLine = 0; ///< the file's line number of its first line
