@@ -13,6 +13,7 @@
 #include "record/buffer_pool.hpp"
 #include "runtime/parallel.hpp"
 #include "runtime/parallel_round.hpp"
+#include "runtime/thread_heap.hpp"
 
 #include <algorithm>
 
@@ -24,7 +25,10 @@ WorkerPool::WorkerPool(int n)
 {
     m_workers.reserve(static_cast<std::size_t>(n));
     for (int k = 0; k < n; ++k)
-        m_workers.emplace_back([this, k] { work(k); });
+        m_workers.emplace_back([this, k] {
+            preferHugePagesForThisThreadsHeap();
+            work(k);
+        });
 }
 
 WorkerPool::~WorkerPool()
