@@ -8,8 +8,11 @@
 #   scripts/parallel-rounds.sh generator-window|file-window ROUNDS BENCH_A [BENCH_B]
 #
 # BENCH_A and BENCH_B are tideline-bench binaries (e.g. before and after a change).
+# PIN=1: the P = 1 run is made once on each core (taskset -c 0, then -c 1), and P = 2 is
+# compared with both: on a VM whose vCPUs differ in speed an unpinned P = 1 run lands on
+# either, and P2/P1 says more about where the scheduler put it than about the engine.
 set -euo pipefail
-[[ $# -ge 3 ]] || { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[[ $# -ge 3 ]] || { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 workload=$1 rounds=$2
 shift 2
 benches=("$@")
@@ -19,9 +22,11 @@ generator-window) args=(--events 10000000) ;;
 *) echo "workload: generator-window or file-window" >&2; exit 2 ;;
 esac
 
-# "events_per_s cpu_s checksum" of one run.
+# "events_per_s cpu_s checksum" of one run (an optional taskset core list first).
 run() {
-    "$1" "$workload" "${args[@]}" --parallelism "$2" 2>/dev/null | grep '^json ' | python3 -c '
+    local pin=()
+    if [[ $# -eq 3 ]]; then pin=(taskset -c "$3"); fi
+    "${pin[@]}" "$1" "$workload" "${args[@]}" --parallelism "$2" 2>/dev/null | grep '^json ' | python3 -c '
 import json, sys
 j = json.loads(sys.stdin.read()[5:])
 print(j["events_per_s"], j["cpu_s"], j["checksum"])'
@@ -33,6 +38,14 @@ for ((r = 1; r <= rounds; r++)); do
     order=("${benches[@]}")
     ((r % 2 == 0)) && order=($(printf '%s\n' "${benches[@]}" | tac))
     for b in "${order[@]}"; do
+        if [[ ${PIN:-0} == 1 ]]; then
+            if ((r % 2)); then a=$(run "$b" 1 0); c=$(run "$b" 1 1); p2=$(run "$b" 2)
+            else p2=$(run "$b" 2); c=$(run "$b" 1 1); a=$(run "$b" 1 0); fi
+            echo "$b $a $c $p2" | awk '{printf "%s P1@cpu0 %.2fM P1@cpu1 %.2fM P2 %.2fM ratio %.2f %.2f cpu %.3f/%.3f/%.3f%s\n",
+                $1, $2/1e6, $5/1e6, $8/1e6, $8/$2, $8/$5, $3, $6, $9,
+                ($4 == $7 && $4 == $10 ? "" : "  CHECKSUMS DIFFER")}' | tee -a "$out"
+            continue
+        fi
         if ((r % 2)); then p1=$(run "$b" 1); p2=$(run "$b" 2); else p2=$(run "$b" 2); p1=$(run "$b" 1); fi
         echo "$b $p1 $p2" | awk '{printf "%s P1 %.2fM P2 %.2fM ratio %.2f cpu %.3f/%.3f%s\n",
             $1, $2/1e6, $5/1e6, $5/$2, $3, $6, ($4 == $7 ? "" : "  CHECKSUMS DIFFER")}' | tee -a "$out"
@@ -40,6 +53,12 @@ for ((r = 1; r <= rounds; r++)); do
 done
 median() { sort -n | awk '{v[NR]=$1} END {print (v[int((NR+1)/2)]+v[int(NR/2)+1])/2}'; }
 for b in "${benches[@]}"; do
+    if [[ ${PIN:-0} == 1 ]]; then
+        echo "$b: P2 events/s median $(grep "^$b " "$out" | awk '{print $7}' | median)M," \
+            "P2/P1@cpu0 median $(grep "^$b " "$out" | awk '{print $9}' | median)," \
+            "P2/P1@cpu1 median $(grep "^$b " "$out" | awk '{print $10}' | median)"
+        continue
+    fi
     echo "$b: P2/P1 median $(grep "^$b " "$out" | awk '{print $7}' | median)," \
         "P2 CPU s median $(grep "^$b " "$out" | awk '{split($9, a, "/"); print a[2]}' | median)"
 done

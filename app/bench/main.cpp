@@ -52,7 +52,8 @@ Commands (every pipeline ends in sink.discard; inputs are bounded):
                      source.file over them (--record, not timed), then runs source.file ->
                      watermark -> tumbling count -> discard on the file and on the recording
                      (--replay, flat out); prints both and replay's events/s against the file's
-                     (--parallelism N: both runs at N; the replay then parses on the workers)
+                     (--parallelism N: both runs at N; the replay then parses on the workers);
+                     one untimed run of each first (the process's warm-up)
 
 Common options:
   --repeat R         run R times and print every run (default 1)
