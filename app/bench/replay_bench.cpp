@@ -106,25 +106,10 @@ int replayBench(const Options &o)
     std::printf("wrote %lld lines (%.1f MiB) and their recording (%.1f MiB) (not timed)\n",
                 static_cast<long long>(o.lines), double(fs::file_size(file)) / 1048576.0,
                 double(fs::file_size(rec + "/records.tsv")) / 1048576.0);
-    // One untimed run of each first: the process's first run pays its warm-up (fresh heap
-    // pages, the workers' arenas, the page cache's first reads of both files), which the
-    // alternation below would otherwise charge to the replay, whose pair always goes first.
-    {
-        std::string error;
-        auto replayer = recording::Replayer::open(rec, spec, "bench", 0, error);
-        if (!replayer) {
-            std::fprintf(stderr, "tideline-bench replay: %s\n", error.c_str());
-            return 1;
-        }
-        JobOptions replayOpts, fileOpts;
-        replayOpts.feed = replayer.get();
-        replayOpts.clock = &replayer->clock();
-        replayOpts.parallelism = fileOpts.parallelism = o.parallelism;
-        if (!runUntimed(spec, replayOpts, "the warm-up replay")
-            || !runUntimed(spec, fileOpts, "the warm-up run"))
-            return 1;
-    }
-    for (int r = 0; r < o.repeat; ++r) {
+    // r = -1: one untimed run of each first. The process's first run pays its warm-up (fresh
+    // heap pages, the workers' arenas, the page cache's first reads of both files), which the
+    // alternation would otherwise charge to the replay, whose pair goes first.
+    for (int r = -1; r < o.repeat; ++r) {
         // Peak RSS is the process's maximum so far: the second run's figure includes the first's.
         std::string error;
         auto replayer = recording::Replayer::open(rec, spec, "bench", 0, error);
@@ -136,6 +121,12 @@ int replayBench(const Options &o)
         replayOpts.feed = replayer.get();
         replayOpts.clock = &replayer->clock();
         replayOpts.parallelism = fileOpts.parallelism = o.parallelism; // both at the same N
+        if (r < 0) {
+            if (!runUntimed(spec, replayOpts, "the warm-up replay")
+                || !runUntimed(spec, fileOpts, "the warm-up run"))
+                return 1;
+            continue;
+        }
         // The order alternates run by run: on a shared machine the second run of a pair is not
         // measured under the same conditions as the first.
         Measurement replay, direct;
