@@ -22,14 +22,13 @@ void FusedChunk::runLines(Round &r)
     for (const sources::LineList::Line &l : lines->lines) {
         if (l.block) {
             const sources::LineList::Block &b = lines->blocks[l.at];
-            const std::string_view payload = lines->payloadOf(b);
-            if (!recording::checkBlockPayload(payload, b.crc, b.count, m_ends, m_why)) {
+            if (!recording::checkBlockPayload(b.payload, b.crc, b.count, m_ends, m_why)) {
                 blockError = b.where + ": " + m_why;
                 break;
             }
             std::size_t from = 0;
             for (std::size_t i = 0; i < m_ends.size(); ++i) {
-                replayedLine(r, records, used, payload.substr(from, m_ends[i] - from),
+                replayedLine(r, records, used, b.payload.substr(from, m_ends[i] - from),
                              b.firstLine + i);
                 from = m_ends[i] + 1;
             }

@@ -149,8 +149,8 @@ public:
     /// For a reader that parses lines on other threads (a parallel replay of a file): when
     /// `source`'s next records are a whole block of raw lines, hands it over without reading
     /// its payload (LineBatch::rawUnchecked: the thread that parses it checks it), all taken
-    /// (taken == count). Mapped (rawStays), the loop thread then touches none of its bytes;
-    /// read, they are in the reader's buffer until the next call, for the taker to copy.
+    /// (taken == count); the loop thread touches none of its bytes. They stay where they are:
+    /// mapped (rawStays), or in a read recording's buffer that rawKeep holds a share of.
     /// No: nextLines() as before; the default for a feed without blocks.
     [[nodiscard]] virtual Whole nextBlock(int source, LineBatch *&batch)
     {

@@ -73,11 +73,9 @@ struct LineList
     /// lines into records checks it first (recording::checkBlockPayload).
     struct Block
     {
-        /// count lines, each ended by '\n': where they stay (a mapped recording, or a read
-        /// one's buffer that `keep` holds a share of), or payload.size() bytes at textAt in
-        /// `text` (copied: payloadOf)
+        /// count lines, each ended by '\n', where they stay: a mapped recording, or a read
+        /// one's buffer that `keep` holds a share of (LineBatch::rawKeep)
         std::string_view payload;
-        std::size_t textAt = kStays;
         std::shared_ptr<const void> keep;
         std::int64_t count = 0;
         std::uint32_t crc = 0;
@@ -94,12 +92,6 @@ struct LineList
         lines.clear();
         blocks.clear();
         bytes = 0;
-    }
-    static constexpr std::size_t kStays = static_cast<std::size_t>(-1);
-    std::string_view payloadOf(const Block &b) const
-    {
-        return b.textAt == kStays ? b.payload
-                                  : std::string_view(text).substr(b.textAt, b.payload.size());
     }
     std::string_view textOf(const Line &l) const
     {

@@ -121,16 +121,9 @@ public:
                 sources::LineList::Block &b = out.blocks.emplace_back();
                 b.payload = std::string_view(
                     block->rawAt, static_cast<std::size_t>(block->rawEnd - block->rawAt));
-                if (block->rawKeep) {
-                    // Read, not mapped: the share keeps the reader's buffer as it is until the
-                    // chunk is cleared (the reader reads on into another one meanwhile).
-                    b.keep = std::move(block->rawKeep);
-                } else if (!block->rawStays) {
-                    // The reader's buffer moves on at its next read. One copy of the block
-                    // (the line-by-line path copies each line instead, after checking it here).
-                    b.textAt = out.text.size();
-                    out.text.append(b.payload);
-                }
+                // Read, not mapped: the share keeps the reader's buffer as it is until the
+                // chunk is cleared (the reader reads on into another one meanwhile).
+                b.keep = std::move(block->rawKeep);
                 b.count = block->count;
                 b.crc = block->rawCrc;
                 b.firstLine = block->rawHasOffset ? static_cast<std::uint64_t>(block->rawOffset)
