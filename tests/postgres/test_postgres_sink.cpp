@@ -225,6 +225,34 @@ private Q_SLOTS:
         QCOMPARE(e1["record"]["id"].get<int>(), 3);
     }
 
+    // A time column given a double: floored to the millisecond; one beyond int64's range of
+    // milliseconds (1e300) was cast to an integer, which is undefined. It goes to the server as
+    // written, and the server's refusal sends that row to `errors`; the others are written.
+    void hugeDoubleInATimeColumnIsRefusedNotWrapped()
+    {
+        m_pg.sql("CREATE TABLE huge_times (id bigint PRIMARY KEY, at timestamptz)");
+        TempDir d;
+        writeFile(d.file("in.jsonl"), "{\"id\":1,\"t\":1700000000123.7}\n"
+                                      "{\"id\":2,\"t\":1e300}\n"
+                                      "{\"id\":3,\"t\":-1e300}\n"
+                                      "{\"id\":4,\"t\":1700000000000}\n");
+        auto r = tideline::testing::runPipeline(
+            fileSourcePipeline("\"conninfo\":\"" + ci()
+                               + "\",\"table\":\"huge_times\",\"key\":[\"id\"],\"columns\":["
+                                 "{\"field\":\"id\",\"type\":\"bigint\"},"
+                                 "{\"field\":\"t\",\"column\":\"at\",\"type\":\"timestamptz\"}]"),
+            d.path.string());
+        QVERIFY2(r.createError.empty(), r.createError.c_str());
+        QCOMPARE(r.status, Job::Status::Finished);
+        QCOMPARE(m_pg.sql("SELECT id, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS')"
+                          " FROM huge_times ORDER BY id"),
+                 std::string("1|2023-11-14 22:13:20.123\n4|2023-11-14 22:13:20.000\n"));
+        auto errors = readLines(d.file("errors.jsonl"));
+        QCOMPARE(errors.size(), std::size_t(2));
+        QCOMPARE(Json::parse(errors[0])["record"]["id"].get<int>(), 2);
+        QCOMPARE(Json::parse(errors[1])["record"]["id"].get<int>(), 3);
+    }
+
     void missingTableIsReportedBeforeTheRun()
     {
         TempDir d;

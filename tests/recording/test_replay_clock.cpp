@@ -21,6 +21,7 @@ private Q_SLOTS:
     void restartPacingAfterAHoldPacesAgain();
     void withoutRestartAHoldIsCaughtUp();
     void skipMovesAtOnceAtAnySpeed();
+    void aTinySpeedWaitsAtMostASecondACall();
 };
 
 void TestReplayClock::flatOutNeverWaits()
@@ -93,6 +94,21 @@ void TestReplayClock::skipMovesAtOnceAtAnySpeed()
         c.sleepMs(10);
     QVERIFY2(t.elapsed() >= 45, qPrintable(QString::number(t.elapsed())));
     QVERIFY2(t.elapsed() < 5000, qPrintable(QString::number(t.elapsed())));
+}
+
+// A speed so small that the wall time a virtual millisecond takes is beyond int64: the clock
+// used to cast that quotient to an integer (undefined; on x86 it came out negative and the
+// replay did not wait at all). It waits, a second at most per call, as for any long wait.
+void TestReplayClock::aTinySpeedWaitsAtMostASecondACall()
+{
+    ReplayClock c(0, 1e-300);
+    c.sleepMs(1); // anchors pacing
+    QElapsedTimer t;
+    t.start();
+    c.sleepMs(1);
+    QVERIFY2(t.elapsed() >= 900, qPrintable(QString::number(t.elapsed())));
+    QVERIFY2(t.elapsed() < 3000, qPrintable(QString::number(t.elapsed())));
+    QCOMPARE(c.nowMs(), 2);
 }
 
 QTEST_GUILESS_MAIN(TestReplayClock)
