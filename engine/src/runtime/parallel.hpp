@@ -126,6 +126,13 @@ private:
     std::deque<sources::ChunkTask *> m_chunks; ///< for any worker
     std::vector<std::thread> m_workers;
     bool m_stop = false;
+    /// What the loop thread is blocked on in m_done (a Round or a ChunkTask), else null. A
+    /// worker wakes it only for that: woken for every chunk and round that finished, it ran a
+    /// few microseconds and slept again about a thousand times per 2M-line file, each time
+    /// taking a core from a worker (worker_pool.cpp).
+    const void *m_awaited = nullptr;
+    template<class Done>
+    void awaitOnLoop(std::unique_lock<std::mutex> &lock, const void *what, Done done);
     /// The loop thread runs chunks while it waits only when a core is left over for it: with
     /// as many workers as cores, a chunk on the loop thread is a third thread on two cores,
     /// taking turns with the worker whose instance the loop is waiting for.
