@@ -1,7 +1,8 @@
 #pragma once
 // source.file with parallelism > 1 (chunk_runner.hpp): the file from the current position on is
-// cut into byte ranges of 32 KiB; a line belongs to the range it starts in. A worker reads
-// its range with pread (plus the rest of its last line), and turns each line into what the
+// cut into byte ranges of 32 KiB (512 KiB on the fused path); a line belongs to the range it
+// starts in. A worker reads its range with pread, 64 KiB at a time, then a little more for the
+// rest of its last line, and turns each line into what the
 // loop-thread reader (file_source.cpp) would have made of it: a record, or an error item
 // (malformed line, line over the limit) with its line number counted from the chunk's first
 // line. Blank lines are skipped, the byte order mark of the file's first line dropped, as
@@ -162,6 +163,10 @@ private:
     void parseRange();
     /// Appends up to `want` bytes read at m_base + m_len; false when none (end).
     bool readMore(std::size_t want);
+    /// Appends the next slice of the range (past its end: a little, for its last line).
+    bool readSlice();
+    /// Drops the first n bytes of the buffer (parsed, or before the first line).
+    void discard(std::size_t n);
     /// pos: relative start of the line; returns false when the chunk must stop there.
     bool line(std::string_view text, std::size_t pos);
     /// A line over the limit that the buffer does not hold: skips to its end without keeping
