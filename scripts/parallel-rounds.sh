@@ -11,8 +11,11 @@
 # PIN=1: the P = 1 run is made once on each core (taskset -c 0, then -c 1), and P = 2 is
 # compared with both: on a VM whose vCPUs differ in speed an unpinned P = 1 run lands on
 # either, and P2/P1 says more about where the scheduler put it than about the engine.
+# "of-both" is P2 / (P1@cpu0 + P1@cpu1): the share of what the two cores make single-threaded
+# that P = 2 reaches, the same reading whether the vCPUs run at one speed or not (1.7x P = 1 on
+# two equal cores is 0.85).
 set -euo pipefail
-[[ $# -ge 3 ]] || { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[[ $# -ge 3 ]] || { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 workload=$1 rounds=$2
 shift 2
 benches=("$@")
@@ -46,8 +49,8 @@ for ((r = 1; r <= rounds; r++)); do
         if [[ ${PIN:-0} == 1 ]]; then
             if ((r % 2)); then a=$(run "$b" 1 0); c=$(run "$b" 1 1); p2=$(run "$b" 2)
             else p2=$(run "$b" 2); c=$(run "$b" 1 1); a=$(run "$b" 1 0); fi
-            echo "$b $a $c $p2" | awk '{printf "%s P1@cpu0 %.2fM P1@cpu1 %.2fM P2 %.2fM ratio %.2f %.2f cpu %.3f/%.3f/%.3f%s\n",
-                $1, $2/1e6, $5/1e6, $8/1e6, $8/$2, $8/$5, $3, $6, $9,
+            echo "$b $a $c $p2" | awk '{printf "%s P1@cpu0 %.2fM P1@cpu1 %.2fM P2 %.2fM ratio %.2f %.2f of-both %.3f cpu %.3f/%.3f/%.3f%s\n",
+                $1, $2/1e6, $5/1e6, $8/1e6, $8/$2, $8/$5, $8/($2+$5), $3, $6, $9,
                 ($4 == $7 && $4 == $10 ? "" : "  CHECKSUMS DIFFER")}' | tee -a "$out"
             continue
         fi
@@ -61,7 +64,8 @@ for b in "${benches[@]}"; do
     if [[ ${PIN:-0} == 1 ]]; then
         echo "$b: P2 events/s median $(grep "^$b " "$out" | awk '{print $7}' | median)M," \
             "P2/P1@cpu0 median $(grep "^$b " "$out" | awk '{print $9}' | median)," \
-            "P2/P1@cpu1 median $(grep "^$b " "$out" | awk '{print $10}' | median)"
+            "P2/P1@cpu1 median $(grep "^$b " "$out" | awk '{print $10}' | median)," \
+            "P2/(P1@cpu0 + P1@cpu1) median $(grep "^$b " "$out" | awk '{print $12}' | median)"
         continue
     fi
     echo "$b: P2/P1 median $(grep "^$b " "$out" | awk '{print $7}' | median)," \
