@@ -116,10 +116,10 @@ void FusedChunk::route(Round &r, Record &rec, std::uint32_t index, std::uint32_t
     }
 }
 
-void FusedChunk::lineRecord(std::size_t index)
+void FusedChunk::lineRecord(std::size_t index, std::string_view text)
 {
     const std::uint32_t step = 2 * m_next++ + 1;
-    m_lineText = file->lineText;
+    m_lineText = text;
     route(*round, file->records[index], static_cast<std::uint32_t>(index), step);
 }
 

@@ -106,7 +106,7 @@ private:
                      bool tooLong,
                      std::uint64_t length);
     // A file's lines as FileChunk makes them (LineSink): stamped and routed while in cache.
-    void lineRecord(std::size_t index) override;
+    void lineRecord(std::size_t index, std::string_view text) override;
     void lineError(const sources::ChunkLineError &e) override;
     Timestamp m_maxTs = kMinTime, m_localW = kMinTime;
     std::uint32_t m_next = 0; ///< the next item's position in the chunk

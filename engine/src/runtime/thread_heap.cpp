@@ -37,6 +37,12 @@ namespace {
 constexpr int kTopPad = 16 << 20;
 constexpr int kTrimThreshold = 64 << 20;
 constexpr int kMmapThreshold = 32 << 20; // glibc's largest (DEFAULT_MMAP_THRESHOLD_MAX)
+constexpr std::uintptr_t kHugePage = 2u << 20;
+#ifdef MADV_COLLAPSE
+constexpr int kMadvCollapse = MADV_COLLAPSE;
+#else
+constexpr int kMadvCollapse = 25; // Linux 6.1's value; glibc 2.36's headers predate it
+#endif
 
 /// The mapping that holds `p` and, when the next one starts where it ends and is not
 /// accessible (the arena's reserved rest), that one too: [from, to). False when not found.
@@ -86,8 +92,16 @@ void preferHugePagesForThisThreadsHeap()
     });
     void *probe = std::malloc(64); // this thread's arena, made now if it had none
     std::uintptr_t from = 0, to = 0;
-    if (probe && heapRegionOf(reinterpret_cast<std::uintptr_t>(probe), from, to))
+    if (probe && heapRegionOf(reinterpret_cast<std::uintptr_t>(probe), from, to)) {
         (void)madvise(reinterpret_cast<void *>(from), to - from, MADV_HUGEPAGE);
+        // The arena's header and the probe were touched before the advice: their 2 MiB is
+        // already 4 KiB pages, and stays so (a huge page is only made for an untouched 2 MiB),
+        // so it is collapsed into one now (Linux 6.1+; older kernels refuse, nothing changes).
+        // Left as it was, it was ~450 faults per worker in a run's first rounds.
+        const std::uintptr_t first = from & ~(kHugePage - 1);
+        if (first == from && to - from >= kHugePage)
+            (void)madvise(reinterpret_cast<void *>(first), kHugePage, kMadvCollapse);
+    }
     std::free(probe);
 }
 

@@ -282,8 +282,7 @@ bool FileChunk::line(std::string_view text, std::size_t pos)
         if (sink)
             sink->lineError(e);
     } else if (sink) {
-        lineText = text;
-        sink->lineRecord(records.size() - 1);
+        sink->lineRecord(records.size() - 1, text);
     }
     return true;
 }
