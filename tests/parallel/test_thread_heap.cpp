@@ -21,8 +21,8 @@ using namespace tideline;
 
 namespace {
 
-/// The VmFlags line of the mapping that holds p in /proc/self/smaps ("" if none).
-std::string vmFlagsOf(const void *p)
+/// The line starting with `field` of the mapping that holds p in /proc/self/smaps ("" if none).
+std::string smapsLineOf(const void *p, const char *field)
 {
     const auto at = reinterpret_cast<std::uintptr_t>(p);
     std::ifstream smaps("/proc/self/smaps");
@@ -34,30 +34,26 @@ std::string vmFlagsOf(const void *p)
             inside = at >= a && at < b;
             continue;
         }
-        if (inside && line.rfind("VmFlags:", 0) == 0)
+        if (inside && line.rfind(field, 0) == 0)
             return line;
     }
     return {};
 }
 
-/// The AnonHugePages of the mapping that holds p in /proc/self/smaps, in kB (-1 if none).
+/// The VmFlags line of the mapping that holds p ("" if none).
+std::string vmFlagsOf(const void *p)
+{
+    return smapsLineOf(p, "VmFlags:");
+}
+
+/// The AnonHugePages of the mapping that holds p, in kB (-1 if none).
 long anonHugeKbOf(const void *p)
 {
-    const auto at = reinterpret_cast<std::uintptr_t>(p);
-    std::ifstream smaps("/proc/self/smaps");
-    std::string line;
-    bool inside = false;
-    while (std::getline(smaps, line)) {
-        unsigned long a = 0, b = 0;
-        if (std::sscanf(line.c_str(), "%lx-%lx ", &a, &b) == 2 && line.find('-') < 17) {
-            inside = at >= a && at < b;
-            continue;
-        }
-        long kb = 0;
-        if (inside && std::sscanf(line.c_str(), "AnonHugePages: %ld kB", &kb) == 1)
-            return kb;
-    }
-    return -1;
+    long kb = -1;
+    const std::string line = smapsLineOf(p, "AnonHugePages:");
+    if (line.empty() || std::sscanf(line.c_str(), "AnonHugePages: %ld kB", &kb) != 1)
+        return -1;
+    return kb;
 }
 
 /// Whether this kernel collapses a touched 2 MiB into a huge page on request (MADV_COLLAPSE,
