@@ -98,9 +98,8 @@ void preferHugePagesForThisThreadsHeap()
         // already 4 KiB pages, and stays so (a huge page is only made for an untouched 2 MiB),
         // so it is collapsed into one now (Linux 6.1+; older kernels refuse, nothing changes).
         // Left as it was, it was ~450 faults per worker in a run's first rounds.
-        const std::uintptr_t first = from & ~(kHugePage - 1);
-        if (first == from && to - from >= kHugePage)
-            (void)madvise(reinterpret_cast<void *>(first), kHugePage, kMadvCollapse);
+        if (from % kHugePage == 0 && to - from >= kHugePage)
+            (void)madvise(reinterpret_cast<void *>(from), kHugePage, kMadvCollapse);
     }
     std::free(probe);
 }

@@ -83,8 +83,7 @@ void WorkerPool::wait(const Round &round)
         lock.unlock();
         chunk->run();
         lock.lock();
-        chunk->finished = true;
-        m_done.notify_all();
+        chunk->finished = true; // no one to wake: the loop thread, the only waiter, ran it
     }
     awaitOnLoop(lock, &round, [&] { return round.pending == 0; });
 }
@@ -127,8 +126,7 @@ void WorkerPool::waitChunk(sources::ChunkTask &task)
         lock.unlock();
         other->run();
         lock.lock();
-        other->finished = true;
-        m_done.notify_all();
+        other->finished = true; // no one to wake: the loop thread, the only waiter, ran it
     }
 }
 
