@@ -42,10 +42,6 @@ void FusedChunk::runLines(Round &r)
         replayedLine(r, records, used, text, l.number);
     }
     r.count = m_next;
-    if (!m_cfg.aggs) // the vector has stopped growing: the items may point into it now
-        for (InstanceIO &io : r.io)
-            for (std::size_t i = 0; i < io.used; ++i)
-                io.fused[i].ptr = &records[io.fused[i].index];
 }
 
 void FusedChunk::replayedLine(Round &r,

@@ -42,7 +42,7 @@ namespace {
 constexpr std::size_t kItemsAhead = 8;   ///< FusedItems of the instance, a line each
 constexpr std::size_t kBytesAhead = 128; ///< of its key bytes
 constexpr std::size_t kInputsAhead = 8;  ///< of its aggregate inputs (24 bytes each)
-constexpr std::size_t kTextAhead = 256;  ///< of the round's line text (two lines' worth)
+constexpr std::size_t kTextAhead = 256;  ///< of a replay's line text (two lines' worth)
 } // namespace
 
 void FusedChunk::route(Round &r, Record &rec, std::uint32_t index, std::uint32_t step)
@@ -77,7 +77,6 @@ void FusedChunk::route(Round &r, Record &rec, std::uint32_t index, std::uint32_t
     item.hash = hash;
     item.time = t;
     item.w = m_localW;
-    item.ptr = &rec;
     item.step = step;
     item.markTo = static_cast<std::uint32_t>(r.marks.size());
     io.marksEnd = item.markTo;
@@ -87,7 +86,6 @@ void FusedChunk::route(Round &r, Record &rec, std::uint32_t index, std::uint32_t
     io.keys.append(m_key);
     if (m_cfg.aggs) {
         // Only the inputs cross to the instance; the record is made again if it is late.
-        item.ptr = nullptr;
         const std::size_t need = io.inputsUsed + m_inputs.size();
         if (need > io.inputs.size())
             io.inputs.resize(std::max(need, 2 * io.inputs.size()));
@@ -96,14 +94,16 @@ void FusedChunk::route(Round &r, Record &rec, std::uint32_t index, std::uint32_t
         item.inputs = static_cast<std::uint32_t>(io.inputsUsed);
         io.inputsUsed = need;
         m_inputs.readAll(rec, io.inputs.data() + item.inputs);
-        if (m_cfg.file) {
-            item.text = static_cast<std::uint32_t>(r.text.size());
-            item.textSize = static_cast<std::uint32_t>(m_lineText.size());
+        item.lineSize = static_cast<std::uint32_t>(m_lineText.size());
+        if (m_cfg.replay) {
+            item.line = r.text.size();
             // Read by no one unless the record is late, but written on the other core when
             // the chunk before that used the round ran there.
             if (r.text.size() + kTextAhead < r.text.capacity())
                 prefetchForWrite(r.text.data() + r.text.size() + kTextAhead);
             r.text.append(m_lineText);
+        } else {
+            item.line = m_lineOffset; // a file range's: read again if late (a generator's: 0)
         }
     }
     if (t > m_maxTs) {
@@ -116,10 +116,11 @@ void FusedChunk::route(Round &r, Record &rec, std::uint32_t index, std::uint32_t
     }
 }
 
-void FusedChunk::lineRecord(std::size_t index, std::string_view text)
+void FusedChunk::lineRecord(std::size_t index, std::string_view text, std::uint64_t offset)
 {
     const std::uint32_t step = 2 * m_next++ + 1;
     m_lineText = text;
+    m_lineOffset = offset;
     route(*round, file->records[index], static_cast<std::uint32_t>(index), step);
 }
 
@@ -167,8 +168,10 @@ void FusedChunk::run() noexcept
         io.inputsUsed = 0;
     }
     r.text.clear();
+    r.aggregated = m_cfg.aggs != nullptr;
     r.file = m_cfg.aggs ? m_cfg.file : nullptr;
     r.source = m_cfg.aggs ? m_cfg.source : nullptr;
+    r.watermark = m_cfg.watermark;
     m_maxTs = m_localW = kMinTime;
     m_next = 0;
     error = nullptr;
@@ -203,11 +206,6 @@ void FusedChunk::run() noexcept
             std::swap(file->records, records);
             std::swap(file->spare, block.spare);
             r.count = m_next;
-            // The vector has stopped growing: the items may point into it now.
-            if (!m_cfg.aggs)
-                for (InstanceIO &io : r.io)
-                    for (std::size_t i = 0; i < io.used; ++i)
-                        io.fused[i].ptr = &records[io.fused[i].index];
         }
     } catch (...) {
         error = std::current_exception();

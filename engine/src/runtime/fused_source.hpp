@@ -106,7 +106,7 @@ private:
                      bool tooLong,
                      std::uint64_t length);
     // A file's lines as FileChunk makes them (LineSink): stamped and routed while in cache.
-    void lineRecord(std::size_t index, std::string_view text) override;
+    void lineRecord(std::size_t index, std::string_view text, std::uint64_t offset) override;
     void lineError(const sources::ChunkLineError &e) override;
     Timestamp m_maxTs = kMinTime, m_localW = kMinTime;
     std::uint32_t m_next = 0; ///< the next item's position in the chunk
@@ -118,6 +118,7 @@ private:
     window::AggInputReader m_inputs; ///< FusedConfig::aggs's, read on this chunk's thread
     Record m_scratch;                ///< a generator's record when inputs are handed over
     std::string_view m_lineText;     ///< a file's: the line the routed record was parsed from
+    std::uint64_t m_lineOffset = 0;  ///< a file range's: where that line is in the file
     RecordParser m_parser;           ///< a replay's lines (a parser is one thread's)
     std::vector<std::size_t> m_ends; ///< a replayed block's line ends, found as it is checked
     std::string m_error;

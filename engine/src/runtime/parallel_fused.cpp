@@ -8,7 +8,7 @@
 // (not every record, as a round's replay walks its steps), in the order of their positions.
 
 #include "operators/fusable.hpp"
-#include "operators/sources/file_chunks.hpp"
+#include "runtime/made_again.hpp"
 #include "runtime/parallel.hpp"
 #include "runtime/parallel_capture.hpp"
 #include "runtime/parallel_round.hpp"
@@ -17,45 +17,6 @@
 #include <stdexcept>
 
 namespace tideline::parallel {
-
-namespace {
-
-/// A record given to its instance as inputs, made again there when the window emits it (late):
-/// from its line with the file's parser, or by the generator from its index, then stamped as
-/// the chunk stamped it. The bytes are those the chunk made it from, so the record is the same.
-class MadeAgain final : public fusable::RecordMaker
-{
-public:
-    MadeAgain(const Round &round, std::unique_ptr<RecordParser> &parser)
-        : m_round(round)
-        , m_parser(parser)
-    {
-    }
-    const FusedItem *item = nullptr;
-
-    Record make() override
-    {
-        Record r;
-        if (m_round.source) {
-            m_round.source->makeInto(m_round.first + item->index, r);
-        } else {
-            const std::string_view line(m_round.text.data() + item->text, item->textSize);
-            std::string error;
-            if (!m_parser)
-                m_parser = std::make_unique<RecordParser>();
-            if (!m_round.file->parse(line, r, *m_parser, error)) // it parsed on the chunk's thread
-                throw std::logic_error("a line parsed on a worker does not parse again: " + error);
-        }
-        r.time = item->time;
-        return r;
-    }
-
-private:
-    const Round &m_round;
-    std::unique_ptr<RecordParser> &m_parser;
-};
-
-} // namespace
 
 const std::vector<window::AggSpec> *ParallelStage::preAggregates() const
 {
@@ -114,6 +75,8 @@ void ParallelStage::runFused(int k, Round &round) noexcept
         // slot and then their row are on their way while the records before them fold in.
         constexpr std::size_t kSlotAhead = 16, kRowAhead = 8;
         const bool hint = inputs != nullptr;
+        // The records handed over (none when the items carry aggregate inputs).
+        Record *records = round.block ? round.block->records.data() : nullptr;
         for (std::size_t i = 0; i < io.used; ++i) {
             FusedItem &item = io.fused[i];
             if (hint && i + kSlotAhead < io.used) {
@@ -131,14 +94,14 @@ void ParallelStage::runFused(int k, Round &round) noexcept
             c.atRecord(item.step);
             // The record stays in the block unless the operator keeps it (late, dedup's pass):
             // the next chunk built into this round reuses its buffers.
-            if (!item.ptr) { // its aggregate inputs (fusable::PreAggregated)
+            if (round.aggregated) { // its aggregate inputs (fusable::PreAggregated)
                 maker.item = &item;
                 inputs->processInputs(item.time, key, item.hash, io.inputs.data() + item.inputs,
                                       maker, out);
             } else if (keyed)
-                keyed->processKeyed(std::move(*item.ptr), item.time, key, item.hash, out);
+                keyed->processKeyed(std::move(records[item.index]), item.time, key, item.hash, out);
             else
-                op.processRecord(0, std::move(*item.ptr), out);
+                op.processRecord(0, std::move(records[item.index]), out);
         }
         const auto marks = static_cast<std::uint32_t>(round.marks.size());
         if (round.wEnd() > seen && io.marksEnd < marks) {

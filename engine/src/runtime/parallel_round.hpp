@@ -23,7 +23,8 @@ struct FileChunkConfig;
 }
 namespace tideline::fusable {
 class IndexedSource;
-}
+class PrefixWatermark;
+} // namespace tideline::fusable
 
 namespace tideline::parallel {
 
@@ -48,16 +49,21 @@ struct FusedItem
     std::uint64_t hash = 0;    ///< keys::hashBytes of the key: routed by it; the tables use it
     Timestamp time = kMinTime; ///< its event time
     Timestamp w = kMinTime;    ///< the chunk's watermark before it
-    /// The record in the round's RecordBlock (fusable::PreKeyed), or null: given as inputs
-    /// (fusable::PreAggregated) at InstanceIO::inputs[inputs], its line at Round::text[text,
-    /// text + textSize) (a file's; a generator's is made again from `index`).
-    Record *ptr = nullptr;
+    /// A record given as inputs (Round::aggregated) is made again only if it is late, from
+    /// its line: for a file range, `lineSize` bytes at this offset in the file (read again:
+    /// a copy of every line was most of a round's memory); for a replay, at this offset in
+    /// Round::text. A generator's is made again from `index`.
+    std::uint64_t line = 0;
     std::uint32_t step = 0;
     /// The marks given with it are marks[the previous item's markTo (1 for the first), markTo).
     std::uint32_t markTo = 0;
-    std::uint32_t index = 0; ///< of the record in the block (ptr is set once it stops growing)
+    /// A record handed over (fusable::PreKeyed): Round::block->records[index]; one given as
+    /// inputs: the generator's index - Round::first.
+    std::uint32_t index = 0;
     std::uint32_t key = 0, keySize = 0; ///< its key as the stage encodes it: InstanceIO::keys
-    std::uint32_t inputs = 0, text = 0, textSize = 0;
+    std::uint32_t inputs = 0;           ///< InstanceIO::inputs[inputs] (Round::aggregated)
+    std::uint32_t lineSize = 0;
+    std::uint32_t unused = 0; ///< (the item is one cache line)
 };
 static_assert(sizeof(FusedItem) == 64);
 
@@ -265,12 +271,17 @@ struct Round
     int wmNode = -1;  ///< the watermark node (its side errors go out of its `errors` port)
     int srcNode = -1; ///< the source (its side errors go out of its `errors` port)
     std::vector<SideError> side;
-    std::unique_ptr<RecordBlock> block; ///< the records the instances' items point into
-    /// Records given as inputs (InItem::inputs): a file's lines, for making a late one again
-    /// with `file`'s parser, or a generator's, made again by `source` from their index.
+    std::unique_ptr<RecordBlock> block; ///< the records handed over (FusedItem::index)
+    /// The items carry aggregate inputs (fusable::PreAggregated), not records: a late one is
+    /// made again, from its line with `file`'s parser (its event time checked by `watermark`
+    /// against the item's), or by `source` from its index.
+    bool aggregated = false;
+    /// A replay's lines, copied (the chunk's LineList is reused once it is handed over); a
+    /// file range's stay in the file (FusedItem::line).
     std::string text;
     const sources::FileChunkConfig *file = nullptr;
     const fusable::IndexedSource *source = nullptr;
+    const fusable::PrefixWatermark *watermark = nullptr;
     Timestamp wEnd() const { return std::max(wStart, localW); }
 };
 

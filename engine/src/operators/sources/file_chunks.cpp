@@ -282,7 +282,8 @@ bool FileChunk::line(std::string_view text, std::size_t pos)
         if (sink)
             sink->lineError(e);
     } else if (sink) {
-        sink->lineRecord(records.size() - 1, text);
+        sink->lineRecord(records.size() - 1, text,
+                         m_base + static_cast<std::uint64_t>(text.data() - m_buf.data()));
     }
     return true;
 }

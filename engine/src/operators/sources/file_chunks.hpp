@@ -33,6 +33,7 @@ namespace tideline::sources {
 struct FileChunkConfig
 {
     int fd = -1;
+    std::string path;               ///< as the source names it in its messages
     const CsvReader *csv = nullptr; ///< its header read; null: JSON lines
     std::size_t maxLine = 1u << 20; ///< longer lines go to `errors` as record_too_large
     /// One line made into a record as the file source makes it: a CSV row by the header, else
@@ -118,11 +119,12 @@ class LineSink
 {
 public:
     /// records[index] was just parsed (the vector may still grow: keep the index) from `text`
-    /// (the line without a byte order mark, in the chunk's buffer: valid during the call).
+    /// (the line without a byte order mark, in the chunk's buffer: valid during the call),
+    /// which starts at `offset` in the file.
     /// Given as an argument, not a member the sink reads back: a 16-byte load of a view just
     /// stored as two words cannot be forwarded from the store buffer, and waited for the
     /// parser's stores to drain (8 % of a file-window run at parallelism 2).
-    virtual void lineRecord(std::size_t index, std::string_view text) = 0;
+    virtual void lineRecord(std::size_t index, std::string_view text, std::uint64_t offset) = 0;
     virtual void lineError(const ChunkLineError &e) = 0;
 
 protected:

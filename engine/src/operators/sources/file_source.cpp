@@ -75,6 +75,7 @@ public:
             return false;
         sources::FileChunkConfig cfg;
         cfg.fd = m_reader.fd();
+        cfg.path = m_displayPath;
         cfg.csv = m_csv ? &m_csvReader : nullptr;
         cfg.maxLine = m_parser.limits().maxBytes;
         m_chunks = std::make_unique<sources::FileChunkReader>(runner, cfg, m_reader.offset(),
@@ -89,6 +90,7 @@ public:
             return false;
         m_chunks.reset(); // (TIDELINE_PARALLEL_SOURCES: nothing was issued before the first poll)
         cfg.fd = m_reader.fd();
+        cfg.path = m_displayPath;
         cfg.csv = m_csv ? &m_csvReader : nullptr;
         cfg.maxLine = m_parser.limits().maxBytes;
         offset = m_reader.offset();
