@@ -14,6 +14,10 @@
 # "of-both" is P2 / (P1@cpu0 + P1@cpu1): the share of what the two cores make single-threaded
 # that P = 2 reaches, the same reading whether the vCPUs run at one speed or not (1.7x P = 1 on
 # two equal cores is 0.85).
+# PIN=1 TOGETHER=1: each round also runs two P = 1 copies at once, one pinned to each core
+# (scripts/two-core-ceiling.sh's pair), and prints P2 / (their events/s added): the share of
+# what two independent processes get out of the two vCPUs at that moment that P = 2 reaches
+# (1.0: the engine loses nothing to running as one process; the rest is the machine's).
 set -euo pipefail
 [[ $# -ge 3 ]] || { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 workload=$1 rounds=$2
@@ -33,15 +37,25 @@ run() {
     local pin=()
     if [[ $# -eq 3 ]]; then pin=(taskset -c "$3"); fi
     "${pin[@]}" "$1" "$workload" "${args[@]}" --parallelism "$2" >"$json" 2>/dev/null
-    grep '^json ' "$json" | python3 -c '
+    fields "$json"
+}
+fields() {
+    grep '^json ' "$1" | python3 -c '
 import json, sys
 j = json.loads(sys.stdin.read()[5:])
 print(j["events_per_s"], j["cpu_s"], j["checksum"])'
 }
+# Two P = 1 copies at once, pinned to cpu0 and cpu1: "events_per_s_sum".
+together() {
+    taskset -c 0 "$1" "$workload" "${args[@]}" --parallelism 1 >"$json.0" 2>/dev/null &
+    taskset -c 1 "$1" "$workload" "${args[@]}" --parallelism 1 >"$json.1" 2>/dev/null &
+    wait
+    echo "$(fields "$json.0") $(fields "$json.1")" | awk '{print $1 + $4}'
+}
 
 out=$(mktemp)
 json=$(mktemp)
-trap 'rm -f "$out" "$json"' EXIT
+trap 'rm -f "$out" "$json" "$json.0" "$json.1"' EXIT
 for ((r = 1; r <= rounds; r++)); do
     order=("${benches[@]}")
     ((r % 2 == 0)) && order=($(printf '%s\n' "${benches[@]}" | tac))
@@ -49,8 +63,11 @@ for ((r = 1; r <= rounds; r++)); do
         if [[ ${PIN:-0} == 1 ]]; then
             if ((r % 2)); then a=$(run "$b" 1 0); c=$(run "$b" 1 1); p2=$(run "$b" 2)
             else p2=$(run "$b" 2); c=$(run "$b" 1 1); a=$(run "$b" 1 0); fi
-            echo "$b $a $c $p2" | awk '{printf "%s P1@cpu0 %.2fM P1@cpu1 %.2fM P2 %.2fM ratio %.2f %.2f of-both %.3f cpu %.3f/%.3f/%.3f%s\n",
+            t=0
+            if [[ ${TOGETHER:-0} == 1 ]]; then t=$(together "$b"); fi
+            echo "$b $a $c $p2 $t" | awk '{printf "%s P1@cpu0 %.2fM P1@cpu1 %.2fM P2 %.2fM ratio %.2f %.2f of-both %.3f cpu %.3f/%.3f/%.3f%s%s\n",
                 $1, $2/1e6, $5/1e6, $8/1e6, $8/$2, $8/$5, $8/($2+$5), $3, $6, $9,
+                ($11 > 0 ? sprintf(" together %.2fM of-together %.3f", $11/1e6, $8/$11) : ""),
                 ($4 == $7 && $4 == $10 ? "" : "  CHECKSUMS DIFFER")}' | tee -a "$out"
             continue
         fi
@@ -66,6 +83,10 @@ for b in "${benches[@]}"; do
             "P2/P1@cpu0 median $(grep "^$b " "$out" | awk '{print $9}' | median)," \
             "P2/P1@cpu1 median $(grep "^$b " "$out" | awk '{print $10}' | median)," \
             "P2/(P1@cpu0 + P1@cpu1) median $(grep "^$b " "$out" | awk '{print $12}' | median)"
+        if [[ ${TOGETHER:-0} == 1 ]]; then
+            echo "$b: P2/(two P = 1 copies at once) median" \
+                "$(grep "^$b " "$out" | awk '{print $18}' | median)"
+        fi
         continue
     fi
     echo "$b: P2/P1 median $(grep "^$b " "$out" | awk '{print $7}' | median)," \
