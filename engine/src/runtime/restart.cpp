@@ -22,7 +22,23 @@ Runtime::Runtime(const PipelineSpec &spec, JobOptions options)
 {
 }
 
-Runtime::~Runtime() = default;
+Runtime::~Runtime()
+{
+    closeOperators();
+}
+
+void Runtime::closeOperators() noexcept
+{
+    // A fused source's chunks in flight read its stage's configuration: they go first. Then
+    // sinks close before the sources they read from (reverse topological order), so a parallel
+    // stage waits for its rounds in flight while the nodes before it still exist: a late record
+    // of a fused round is made again with the source's and watermark node's configuration.
+    for (auto &node : m_nodes)
+        if (auto *fused = dynamic_cast<parallel::FusedSource *>(node.op.get()))
+            fused->drain();
+    for (auto it = m_order.rbegin(); it != m_order.rend(); ++it)
+        m_nodes[static_cast<std::size_t>(*it)].op.reset();
+}
 
 Status Runtime::lockCheckpoints()
 {
@@ -77,13 +93,7 @@ bool Runtime::restartFromCheckpoint(const std::string &why)
 
 Status Runtime::reopenOperators()
 {
-    // A fused source's chunks in flight read its stage's configuration: they go first.
-    for (auto &node : m_nodes)
-        if (auto *fused = dynamic_cast<parallel::FusedSource *>(node.op.get()))
-            fused->drain();
-    // Sinks close before the sources they read from (reverse topological order).
-    for (auto it = m_order.rbegin(); it != m_order.rend(); ++it)
-        m_nodes[static_cast<std::size_t>(*it)].op.reset();
+    closeOperators();
     m_sources.clear();
     // The new consumer joins its group again: partitions are assigned (and their task state
     // restored) anew.
