@@ -66,7 +66,6 @@ struct Fixture
         fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
         cfg.fd = fd;
         cfg.path = "data/events.jsonl";
-        round.aggregated = true;
         round.file = &cfg;
         round.watermark = &watermark;
         item.line = kFirst.size();

@@ -168,7 +168,6 @@ void FusedChunk::run() noexcept
         io.inputsUsed = 0;
     }
     r.text.clear();
-    r.aggregated = m_cfg.aggs != nullptr;
     r.file = m_cfg.aggs ? m_cfg.file : nullptr;
     r.source = m_cfg.aggs ? m_cfg.source : nullptr;
     r.watermark = m_cfg.watermark;

@@ -1,5 +1,5 @@
 #pragma once
-// A record the fused path gave its instance as aggregate inputs (Round::aggregated), made again
+// A record the fused path gave its instance as aggregate inputs (Round::aggregated()), made again
 // on the instance's thread when the window must emit the record itself (a late one): from its
 // line with the file's parser, or by the generator from its index, then stamped as the chunk
 // stamped it. The bytes are those the chunk made it from, so the record is the same.

@@ -75,6 +75,7 @@ void ParallelStage::runFused(int k, Round &round) noexcept
         // slot and then their row are on their way while the records before them fold in.
         constexpr std::size_t kSlotAhead = 16, kRowAhead = 8;
         const bool hint = inputs != nullptr;
+        const bool aggregated = round.aggregated();
         // The records handed over (none when the items carry aggregate inputs).
         Record *records = round.block ? round.block->records.data() : nullptr;
         for (std::size_t i = 0; i < io.used; ++i) {
@@ -94,7 +95,7 @@ void ParallelStage::runFused(int k, Round &round) noexcept
             c.atRecord(item.step);
             // The record stays in the block unless the operator keeps it (late, dedup's pass):
             // the next chunk built into this round reuses its buffers.
-            if (round.aggregated) { // its aggregate inputs (fusable::PreAggregated)
+            if (aggregated) { // its aggregate inputs (fusable::PreAggregated)
                 maker.item = &item;
                 inputs->processInputs(item.time, key, item.hash, io.inputs.data() + item.inputs,
                                       maker, out);

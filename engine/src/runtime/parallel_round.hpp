@@ -49,7 +49,7 @@ struct FusedItem
     std::uint64_t hash = 0;    ///< keys::hashBytes of the key: routed by it; the tables use it
     Timestamp time = kMinTime; ///< its event time
     Timestamp w = kMinTime;    ///< the chunk's watermark before it
-    /// A record given as inputs (Round::aggregated) is made again only if it is late, from
+    /// A record given as inputs (Round::aggregated()) is made again only if it is late, from
     /// its line: for a file range, `lineSize` bytes at this offset in the file (read again:
     /// a copy of every line was most of a round's memory); for a replay, at this offset in
     /// Round::text. A generator's is made again from `index`.
@@ -61,7 +61,7 @@ struct FusedItem
     /// inputs: the generator's index - Round::first.
     std::uint32_t index = 0;
     std::uint32_t key = 0, keySize = 0; ///< its key as the stage encodes it: InstanceIO::keys
-    std::uint32_t inputs = 0;           ///< InstanceIO::inputs[inputs] (Round::aggregated)
+    std::uint32_t inputs = 0;           ///< InstanceIO::inputs[inputs] (Round::aggregated())
     std::uint32_t lineSize = 0;
     std::uint32_t unused = 0; ///< (the item is one cache line)
 };
@@ -272,17 +272,17 @@ struct Round
     int srcNode = -1; ///< the source (its side errors go out of its `errors` port)
     std::vector<SideError> side;
     std::unique_ptr<RecordBlock> block; ///< the records handed over (FusedItem::index)
-    /// The items carry aggregate inputs (fusable::PreAggregated), not records: a late one is
-    /// made again, from its line with `file`'s parser (its event time checked by `watermark`
-    /// against the item's), or by `source` from its index.
-    bool aggregated = false;
+    /// Set when the items carry aggregate inputs (fusable::PreAggregated), not records: a late
+    /// one is made again, from its line with `file`'s parser (its event time checked by
+    /// `watermark` against the item's), or by `source` from its index.
+    const sources::FileChunkConfig *file = nullptr;
+    const fusable::IndexedSource *source = nullptr;
     /// A replay's lines, copied (the chunk's LineList is reused once it is handed over); a
     /// file range's stay in the file (FusedItem::line).
     std::string text;
-    const sources::FileChunkConfig *file = nullptr;
-    const fusable::IndexedSource *source = nullptr;
     const fusable::PrefixWatermark *watermark = nullptr;
     Timestamp wEnd() const { return std::max(wStart, localW); }
+    bool aggregated() const { return file != nullptr || source != nullptr; }
 };
 
 } // namespace tideline::parallel

@@ -126,10 +126,6 @@ public:
     /// and figures reset: a restore that must start over from an earlier checkpoint. The
     /// state backend is not re-applied here.
     [[nodiscard]] Status reopenOperators() override;
-    /// Every operator closed: the fused sources' chunks drained first, then downstream before
-    /// upstream (a stage's rounds in flight still read the nodes before it). The destructor and
-    /// reopenOperators.
-    void closeOperators() noexcept;
     void setRecordsRead(std::int64_t n) override { m_recordsRead = n; }
     /// Publishes a checkpoint outcome (lastCheckpoint + bounded history); any thread.
     void recordCheckpoint(const observe::CheckpointInfo &info, std::size_t historyLimit) override;
@@ -163,6 +159,10 @@ public:
     void onPartitionsRevoked(int section, const std::vector<int> &partitions, bool incremental);
 
 private:
+    /// Every operator closed: the fused sources' chunks drained first, then downstream before
+    /// upstream (a stage's rounds in flight still read the nodes before it). The destructor and
+    /// reopenOperators.
+    void closeOperators() noexcept;
     struct ResolvedEdge
     {
         int from, fromPort, to, toPort;
