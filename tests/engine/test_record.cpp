@@ -158,6 +158,59 @@ private Q_SLOTS:
         }
     }
 
+    void projectionKeepsWhatIsReadAndAcceptsTheSame()
+    {
+        // The fused path parses a line into the fields its reader reads (event time, key,
+        // aggregate inputs): kept fields exactly as a whole parse gives them, in their order;
+        // the rest read and checked, not kept; what is accepted and every message unchanged.
+        std::string err;
+        auto only = FieldProjection::of({"t", "user.id", "`a.b`", "sum"}, err);
+        QVERIFY2(only, err.c_str());
+        QVERIFY(only->keeps("t") && only->keeps("user.id") && only->keeps("user.id.x"));
+        QVERIFY(only->keeps("user")); // a scalar where an object is read: seen as not one
+        QVERIFY(only->keeps("`a.b`") && !only->keeps("a") && !only->keeps("tt"));
+        QVERIFY(!only->keeps("user.idx") && !only->keeps("users") && !only->keeps("v"));
+        QVERIFY(!FieldProjection::of({"`open"}, err) && err.find("`open") != std::string::npos);
+
+        RecordParser p, whole;
+        Record r, w;
+        // Twice each: the second time every name comes from the parser's cache.
+        for (int pass = 0; pass < 2; ++pass) {
+            QVERIFY2(p.parse(j("{'v':1,'t':5,'user':{'id':'u1','n':'x'},'sum':-3,'e':{}}"), r, err,
+                             only.get()),
+                     err.c_str());
+            QCOMPARE(toJson(r), std::string(j("{'t':5,'user':{'id':'u1'},'sum':-3}")));
+            QCOMPARE(r.size(), std::size_t(3));
+            // An object where a scalar is read, a scalar where an object is, `{}`: kept.
+            QVERIFY(p.parse(j("{'t':{'x':1,'y':true},'user':7,'sum':{},'z':null}"), r, err,
+                            only.get()));
+            QCOMPARE(toJson(r), std::string(j("{'t':{'x':1,'y':true},'user':7,'sum':{}}")));
+            QVERIFY(r.hasObject("t") && r.indexOf("user.id") < 0);
+            // Off the fast path (a decimal, an escape, a dotted key): the whole record.
+            for (const char *line : {"{\"v\":1.5,\"t\":5}", "{\"v\":\"a\\nb\",\"t\":5}",
+                                     "{\"a.b\":1,\"c\":2}", "{\"t\":1,\"t\":2,\"q\":3}"}) {
+                QVERIFY2(p.parse(line, r, err, only.get()), line);
+                QVERIFY(whole.parse(line, w, err));
+                QCOMPARE(toJson(r), toJson(w));
+            }
+            // Rejected exactly as without a projection, also for a fault in a field not kept.
+            for (const char *bad : {"{\"v\":1,}", "{\"v\":01,\"t\":1}", "{\"t\":1,\"v\":tru}",
+                                    "{\"v\":{\"q\":1}", "{\"t\":1} x"}) {
+                std::string e1, e2;
+                QVERIFY2(!p.parse(bad, r, e1, only.get()), bad);
+                QVERIFY(!whole.parse(bad, w, e2));
+                QCOMPARE(e1, e2);
+            }
+        }
+        // Another projection on the same parser: its own answers, not the cached ones.
+        auto other = FieldProjection::of({"v"}, err);
+        QVERIFY(p.parse(j("{'v':1,'t':5,'user':{'id':'u1','n':'x'},'sum':-3,'e':{}}"), r, err,
+                        other.get()));
+        QCOMPARE(toJson(r), std::string(j("{'v':1}")));
+        QVERIFY(p.parse(j("{'v':1,'t':5}"), r, err));
+        QCOMPARE(toJson(r), std::string(j("{'v':1,'t':5}")));
+    }
+
     void fastPathShapesAndNumbers()
     {
         // The fast path predicts a line's keys from the last line's order and reads integers

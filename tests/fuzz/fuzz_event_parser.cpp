@@ -5,7 +5,10 @@
 // - an error message is valid UTF-8 (it goes into the errors record);
 // - an accepted line is JSON nlohmann accepts too, and the record written back is the same
 //   JSON value, keys in the same order (duplicate keys: the last wins, at the first's place);
-// - write -> parse -> write is a fixed point.
+// - write -> parse -> write is a fixed point;
+// - with a FieldProjection (the fused path's parse): the same accept or reject and message, and
+//   the record is the whole one's fields that the projection keeps, in their order, or (a line
+//   off the fast path) the whole record.
 
 #include "fuzz_common.hpp"
 
@@ -27,6 +30,24 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     const bool okB = slow.parse(line, b, eb);
     FUZZ_CHECK(okA == okB,
                "paths disagree on " + fuzz::shown(line) + ": fast " + ea + " / slow " + eb);
+
+    static std::string unused;
+    static const auto only = FieldProjection::of({"t", "a.b", "k", "`x.y`"}, unused);
+    static RecordParser projecting;
+    Record pr;
+    std::string ep;
+    const bool okP = projecting.parse(line, pr, ep, only.get());
+    FUZZ_CHECK(okP == okA && ep == ea,
+               "projection changes acceptance of " + fuzz::shown(line) + ": " + ep + " / " + ea);
+    if (okP) {
+        Record kept;
+        for (std::size_t i = 0; i < a.size(); ++i)
+            if (only->keeps(a.nameAt(i)))
+                kept.append(a.nameAt(i), a.valueAt(i));
+        const std::string jp = toJson(pr);
+        FUZZ_CHECK(jp == toJson(kept) || jp == toJson(a),
+                   "projection of " + fuzz::shown(line) + " is " + fuzz::shown(jp));
+    }
     if (!okA) {
         FUZZ_CHECK(ea == eb, "messages differ: " + ea + " / " + eb);
         FUZZ_CHECK(!ea.empty(), "empty error for " + fuzz::shown(line));

@@ -54,10 +54,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     static RecordParser parser;
     std::vector<Record> records(4);
     std::string perr;
-    parser.parse(R"({"a":1,"b":-2.5,"s":"x","t":true,"n":null,"o":{"p":9223372036854775807}})",
-                 records[0], perr);
-    parser.parse(R"({"a":-9223372036854775808,"b":0,"s":"","arr":[1,2],"a.b":"dot"})", records[1],
-                 perr);
+    FUZZ_CHECK(
+        parser.parse(R"({"a":1,"b":-2.5,"s":"x","t":true,"n":null,"o":{"p":9223372036854775807}})",
+                     records[0], perr),
+        perr);
+    FUZZ_CHECK(parser.parse(R"({"a":-9223372036854775808,"b":0,"s":"","arr":[1,2],"a.b":"dot"})",
+                            records[1], perr),
+               perr);
     records[2] = Record{};
     if (json.empty() || !parser.parse(json, records[3], perr))
         records.pop_back();

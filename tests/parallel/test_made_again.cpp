@@ -41,8 +41,12 @@ public:
         t = v.i;
         return true;
     }
+    const std::string &timeField() const override { return m_field; }
     void advanceTo(Timestamp, Output &) override {}
     Timestamp emitted() const override { return kMinTime; }
+
+private:
+    std::string m_field = "t";
 };
 
 const std::string kFirst = "{\"t\":1000,\"k\":\"a\",\"v\":1}\n";

@@ -5,9 +5,9 @@
 # Usage: write_inputs.sh DIR
 set -euo pipefail
 mkdir -p "$1/data"
-# JSONL: a byte order mark on line 1, malformed lines, blank lines, a line with bytes that are
-# not UTF-8, a line over the 1 MiB limit, CRLF line ends, out-of-order times (late records)
-# and no final newline.
+# JSONL: a byte order mark on line 1, malformed lines, blank lines, lines without an event
+# time, a line with bytes that are not UTF-8, a line over the 1 MiB limit, CRLF line ends,
+# out-of-order times (late records) and no final newline.
 awk 'BEGIN {
     n = 45000
     long = "x"; while (length(long) < 1100000) long = long long
@@ -20,6 +20,10 @@ awk 'BEGIN {
         if (i % 2003 == 0) line = "   \t"
         if (i == 12345) line = sprintf("{\"event_id\":%d,\"note\":\"\377bad\"}", i)
         if (i == 20000) line = "{\"event_id\":20000,\"pad\":\"" long "\"}"
+        # Parsed, but no event time: the watermark sends the whole record (every field, nested
+        # ones too) to `errors`, also where the fused path parsed only what it reads.
+        if (i % 1201 == 0) line = sprintf("{\"event_id\":%d,\"user_id\":%d,\"value\":%d,\"ctx\":{\"a\":%d,\"b\":\"x\"}}", i, (i * 31) % 700, i % 97, i)
+        if (i % 1601 == 0) line = sprintf("{\"event_id\":%d,\"user_id\":%d,\"event_time\":\"noon\",\"tag\":\"t%d\"}", i, (i * 31) % 700, i % 13)
         if (i == n) line = "{\"event_id\":45000,"
         if (i % 101 == 0) line = line "\r"
         if (i < n) print line; else printf "%s", line

@@ -153,6 +153,9 @@ public:
     /// The event time processRecord would give `rec`; false with the reason its `errors`
     /// record would carry.
     virtual bool eventTime(const Record &rec, Timestamp &t, std::string &why) const = 0;
+    /// The one field eventTime reads (a canonical path): a record made only to be stamped
+    /// needs no other (FieldProjection).
+    virtual const std::string &timeField() const = 0;
     /// Records up to event time maxTs were stamped elsewhere (eventTime): advance W as if they
     /// had passed through, emitting it through `out`.
     virtual void advanceTo(Timestamp maxTs, Output &out) = 0;

@@ -149,9 +149,10 @@ inline const char *plainStringEnd(const char *p, const char *end)
 class FastParser
 {
 public:
-    FastParser(FastNames &names, Record &out)
+    FastParser(FastNames &names, Record &out, const FieldProjection *only)
         : m_names(names)
         , m_out(out)
+        , m_only(only)
     {
     }
 
@@ -235,6 +236,20 @@ private:
         return 0;
     }
 
+    /// Whether the record gets the field `name` (cached in its slot when it has one).
+    [[gnu::always_inline]] bool kept(std::string_view name, FastNames::Slot *slot) const
+    {
+        if (!m_only)
+            return true;
+        if (!slot)
+            return m_only->keeps(name);
+        if (slot->keepFor != m_only->id()) {
+            slot->keepFor = m_only->id();
+            slot->keep = m_only->keeps(name);
+        }
+        return slot->keep;
+    }
+
     [[gnu::always_inline]] void add(std::string_view name, bool isStatic, const Value &v)
     {
         if (isStatic)
@@ -256,7 +271,8 @@ private:
         p = skipWs(p, end);
         if (p < end && *p == '}') {
             ++p;
-            if (!parentName.empty()) // a nested `{}` is kept as raw `{}` (as parseObject does)
+            // A nested `{}` is kept as raw `{}` (as parseObject does).
+            if (!parentName.empty() && (!m_only || m_only->keeps(parentName)))
                 add(parentName, parent != nullptr, Value::raw("{}"));
             return true;
         }
@@ -307,6 +323,8 @@ private:
                     *link = slot; // this line's shape predicts the next one's
             }
             link = slot ? &slot->next : nullptr;
+            // Not kept: read and checked all the same (what is accepted must not change).
+            const bool keep = kept(name, isStatic ? slot : nullptr);
             const char c = *p;
             if (c == '"') {
                 const char *vs = ++p;
@@ -314,10 +332,11 @@ private:
                 if (!ve)
                     return false;
                 p = ve + 1;
-                add(name, isStatic,
-                    Value::string(std::string_view(vs, static_cast<std::size_t>(ve - vs))));
+                if (keep)
+                    add(name, isStatic,
+                        Value::string(std::string_view(vs, static_cast<std::size_t>(ve - vs))));
             } else if (c == '-' || (c >= '0' && c <= '9')) {
-                if (!integer(p, name, isStatic))
+                if (!integer(p, name, isStatic, keep))
                     return false;
             } else if (c == '{') {
                 if (depth + 1 >= kFastMaxDepth)
@@ -336,13 +355,16 @@ private:
                 }
             } else if (c == 't' && end - p >= 4 && std::memcmp(p, "true", 4) == 0) {
                 p += 4;
-                add(name, isStatic, Value::boolean(true));
+                if (keep)
+                    add(name, isStatic, Value::boolean(true));
             } else if (c == 'f' && end - p >= 5 && std::memcmp(p, "false", 5) == 0) {
                 p += 5;
-                add(name, isStatic, Value::boolean(false));
+                if (keep)
+                    add(name, isStatic, Value::boolean(false));
             } else if (c == 'n' && end - p >= 4 && std::memcmp(p, "null", 4) == 0) {
                 p += 4;
-                add(name, isStatic, Value::null());
+                if (keep)
+                    add(name, isStatic, Value::null());
             } else {
                 return false;
             }
@@ -363,7 +385,7 @@ private:
 
     /// An integer of at most 18 digits (always an int64 for simdjson too); anything else
     /// (decimals, exponents, -0, leading zeros, longer numbers) is left to simdjson.
-    bool integer(const char *&p, std::string_view name, bool isStatic)
+    bool integer(const char *&p, std::string_view name, bool isStatic, bool keep)
     {
         const char *end = m_end;
         bool neg = *p == '-';
@@ -407,12 +429,14 @@ private:
         if (p < end && (*p == '.' || *p == 'e' || *p == 'E' || (*p >= '0' && *p <= '9')))
             return false;
         const auto iv = static_cast<std::int64_t>(v); // at most 18 digits: fits
-        add(name, isStatic, Value::integer(neg ? -iv : iv));
+        if (keep)
+            add(name, isStatic, Value::integer(neg ? -iv : iv));
         return true;
     }
 
     FastNames &m_names;
     Record &m_out;
+    const FieldProjection *m_only; ///< null: every field
     const char *m_end = nullptr;
 };
 
@@ -420,9 +444,10 @@ private:
 
 namespace detail {
 
-bool parseFast(FastNames &names, Record &out, const char *p, const char *end)
+bool parseFast(
+    FastNames &names, Record &out, const char *p, const char *end, const FieldProjection *only)
 {
-    FastParser fast(names, out);
+    FastParser fast(names, out, only);
     return fast.parse(p, end);
 }
 

@@ -5,6 +5,7 @@
 // state and decides which path a line takes.
 
 #include <tideline/engine/record.hpp>
+#include <tideline/engine/record_json.hpp>
 
 #include <algorithm>
 #include <array>
@@ -33,6 +34,9 @@ struct FastNames
         /// The next line is predicted to repeat them, which skips the key's scan and lookup.
         Slot *next = nullptr;
         Slot *firstChild = nullptr;
+        /// Whether the projection with id `keepFor` keeps `full` (asked once per projection).
+        std::uint64_t keepFor = 0;
+        bool keep = true;
     };
     static constexpr std::size_t kSlots = 512; // power of two
     static constexpr std::size_t kMaxUsed = 384;
@@ -78,7 +82,13 @@ struct FastNames
 
 /// Parses one line with the fast path (see json_fast_path.cpp) into out. False when the line
 /// is not in the fast subset (or is malformed): the caller then clears out and asks simdjson.
-bool parseFast(FastNames &names, Record &out, const char *p, const char *end);
+/// With `only`: a field only FieldProjection::keeps is appended (the line is still read and
+/// checked whole, so what is accepted does not change).
+bool parseFast(FastNames &names,
+               Record &out,
+               const char *p,
+               const char *end,
+               const FieldProjection *only = nullptr);
 
 /// JsonProblemFinder (json_problem.cpp): the first problem of JSON text simdjson rejected, or,
 /// with numbersOnly, the first number literal out of range. False when it finds none.

@@ -221,6 +221,14 @@ void parseElement(dom::element v, SlowState &st, Record &out, std::size_t depth)
 
 bool RecordParser::parse(std::string_view json, Record &out, std::string &error)
 {
+    return parse(json, out, error, nullptr);
+}
+
+bool RecordParser::parse(std::string_view json,
+                         Record &out,
+                         std::string &error,
+                         const FieldProjection *only)
+{
     out.clear();
     if (json.size() > m_limits.maxBytes) {
         error = "record too large: " + std::to_string(json.size()) + " bytes (limit "
@@ -229,7 +237,7 @@ bool RecordParser::parse(std::string_view json, Record &out, std::string &error)
     }
     if (m_limits.fastPath) {
         out.reserve(16, json.size()); // strings and names fit: no arena growth mid-line
-        if (detail::parseFast(m_impl->fast, out, json.data(), json.data() + json.size()))
+        if (detail::parseFast(m_impl->fast, out, json.data(), json.data() + json.size(), only))
             return true;
         out.clear(); // not in the fast subset (or malformed): simdjson decides
     }

@@ -60,7 +60,7 @@ void FusedChunk::replayedLine(Round &r,
         records.emplace_back();
     Record &rec = records[index];
     rec.clear();
-    if (!m_cfg.file->parse(text, rec, m_parser, m_error)) {
+    if (!m_cfg.file->parse(text, rec, m_parser, m_error, scratch ? m_cfg.projection : nullptr)) {
         sourceError(r, m_error, text, number, false, 0);
         return;
     }

@@ -33,6 +33,7 @@ FusedChunk::FusedChunk(const FusedConfig &cfg)
     } else if (cfg.file) {
         file = std::make_unique<sources::FileChunk>(*cfg.file);
         file->scratch = cfg.aggs != nullptr; // one record parsed into again, line by line
+        file->only = cfg.projection;
     }
 }
 
@@ -49,6 +50,13 @@ void FusedChunk::route(Round &r, Record &rec, std::uint32_t index, std::uint32_t
 {
     Timestamp t = kMinTime;
     if (!m_cfg.watermark->eventTime(rec, t, m_why)) {
+        if (m_cfg.projection) {
+            // It goes to `errors` whole: the line again, every field (it was accepted once).
+            if (!m_cfg.file->parse(m_lineText, rec, m_parser, m_error))
+                throw std::logic_error("fused chunk: a line parsed with a projection fails "
+                                       "whole: "
+                                       + m_error);
+        }
         SideError &e = r.side.emplace_back();
         e.step = step;
         e.localW = m_localW;
@@ -260,6 +268,18 @@ FusedSource::FusedSource(std::unique_ptr<Operator> inner,
     m_cfg.aggs = stage.preAggregates();
     m_cfg.keys = stage.config().keys;
     m_cfg.instances = stage.instanceCount();
+    if (m_cfg.aggs && file && !file->csv) {
+        // A line is parsed into what route() reads; the record is made again whole wherever it
+        // is emitted (late: MadeAgain; no event time: route()).
+        std::vector<std::string> read = m_cfg.keys;
+        read.push_back(watermark.timeField());
+        for (const window::AggSpec &a : *m_cfg.aggs)
+            if (!a.field.empty())
+                read.push_back(a.field);
+        std::string unused;
+        m_projection = FieldProjection::of(read, unused); // null (whole records) if not paths
+        m_cfg.projection = m_projection.get();
+    }
     m_queue = std::make_unique<sources::ChunkQueue<FusedChunk>>(runner);
 }
 

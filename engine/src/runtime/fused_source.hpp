@@ -66,6 +66,9 @@ struct FusedConfig
     const std::vector<window::AggSpec> *aggs = nullptr;
     std::vector<std::string> keys;
     int instances = 1;
+    /// With aggs, for JSON lines: the fields route() reads (event time, key, aggregate inputs);
+    /// a line is parsed into only those. Null: whole records.
+    const FieldProjection *projection = nullptr;
 };
 
 class FusedChunk final : public sources::ChunkTask, private sources::LineSink
@@ -198,6 +201,7 @@ private:
     /// A replay's failure on the loop thread (takeLines threw: a damaged block header) or on
     /// a worker (a chunk's blockError): thrown once the chunks before it are handed over.
     std::exception_ptr m_failure;
+    std::unique_ptr<FieldProjection> m_projection;            ///< FusedConfig::projection
     std::unique_ptr<sources::ChunkQueue<FusedChunk>> m_queue; // last: its chunks read the above
 };
 

@@ -7,6 +7,7 @@
 
 #include <tideline/engine/record.hpp>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -32,6 +33,27 @@ struct RecordLimits
 ///   unchanged, not a number for arithmetic); integers beyond 64 bits, and decimals too large
 ///   for a double (1e400) or so small they would read as 0 (1e-400), are rejected with the
 ///   reason and column.
+/// The fields a reader of parsed records reads (field paths): what a parser may keep of a line
+/// when the record is only read, never emitted (FieldProjection is projection pushdown, as
+/// Spark's and DuckDB's JSON readers do it). A name is kept when it is one of the paths, lies
+/// under one (the leaves of an object the reader asks for), or lies on the way to one (a
+/// scalar or `{}` where the reader expects an object: it must see that the path is missing).
+class FieldProjection
+{
+public:
+    /// Null, with `error` naming the path, when one is not a field path.
+    [[nodiscard]] static std::unique_ptr<FieldProjection> of(const std::vector<std::string> &paths,
+                                                             std::string &error);
+    [[nodiscard]] bool keeps(std::string_view name) const;
+    /// Unique in the process (never 0): what a parser's cache of keeps() answers is keyed by,
+    /// so a projection made where an old one was freed is never taken for it.
+    std::uint64_t id() const { return m_id; }
+
+private:
+    std::vector<std::string> m_paths; ///< canonical
+    std::uint64_t m_id = 0;
+};
+
 class RecordParser
 {
 public:
@@ -43,7 +65,14 @@ public:
     /// Parses one JSON object into `out` (cleared first). On failure returns false and sets
     /// `error` to a short reason with the column ("expected ',' or '}' after a value at
     /// column 9", "record too large: ...").
-    bool parse(std::string_view json, Record &out, std::string &error);
+    [[nodiscard]] bool parse(std::string_view json, Record &out, std::string &error);
+    /// parse(), keeping at least the fields `only` keeps: a line on the fast path (plain
+    /// objects) gives those alone, any other line the whole record. Which lines are accepted
+    /// and every error message are parse()'s; a kept field's value and its place among the
+    /// kept ones are too. For a reader that only reads the record: one that emits it (an
+    /// `errors` record) parses the line again with parse().
+    [[nodiscard]] bool
+    parse(std::string_view json, Record &out, std::string &error, const FieldProjection *only);
 
     const RecordLimits &limits() const { return m_limits; }
 

@@ -271,7 +271,7 @@ bool FileChunk::line(std::string_view text, std::size_t pos)
         }
     }
     Record &rec = records.back();
-    const bool ok = m_cfg.parse(text, rec, m_parser, m_error);
+    const bool ok = m_cfg.parse(text, rec, m_parser, m_error, scratch ? only : nullptr);
     if (!ok) {
         records.pop_back();
         ChunkLineError &e = errors.emplace_back();

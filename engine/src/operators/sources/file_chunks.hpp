@@ -37,10 +37,15 @@ struct FileChunkConfig
     const CsvReader *csv = nullptr; ///< its header read; null: JSON lines
     std::size_t maxLine = 1u << 20; ///< longer lines go to `errors` as record_too_large
     /// One line made into a record as the file source makes it: a CSV row by the header, else
-    /// a JSON object by `json` (the caller's: a parser is one thread's).
-    bool parse(std::string_view line, Record &out, RecordParser &json, std::string &error) const
+    /// a JSON object by `json` (the caller's: a parser is one thread's), keeping at least
+    /// the fields `only` keeps (RecordParser::parse; null: all).
+    [[nodiscard]] bool parse(std::string_view line,
+                             Record &out,
+                             RecordParser &json,
+                             std::string &error,
+                             const FieldProjection *only = nullptr) const
     {
-        return csv ? csv->parse(line, out, error) : json.parse(line, out, error);
+        return csv ? csv->parse(line, out, error) : json.parse(line, out, error, only);
     }
 };
 
@@ -155,6 +160,8 @@ public:
     /// Each line parsed into records[0] again (the sink reads what it needs of it before the
     /// next line): no record per line is kept, records holds one. With a sink only.
     bool scratch = false;
+    /// With scratch: the fields the sink reads (the record is not emitted); null: all.
+    const FieldProjection *only = nullptr;
     std::vector<Record> spare; ///< the last run's records, parsed into again
     /// Where reading ended (the range to the end: the file's end as read).
     std::uint64_t endOffset = 0;

@@ -79,6 +79,7 @@ public:
         t = *v;
         return true;
     }
+    const std::string &timeField() const override { return m_timeField; }
     void advanceTo(Timestamp maxTs, Output &out) override
     {
         Partition &p = m_parts[0];
