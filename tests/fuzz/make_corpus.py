@@ -35,6 +35,9 @@ for line in [
     '{"t":1700000000000,"user":{"id":7,"name":"ann"},"ok":true,"x":null}',
     '{"d":-0,"e":-0.0,"f":1E2,"g":1.5e+3}', '{"deep":' + '{"a":' * 20 + '1' + '}' * 21,
     '{"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa":1,"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa":2}',
+    # The harness's projection (t, a.b, k, `x.y`): kept, under, on the way to, beside them.
+    '{"z":0,"t":5,"a":{"b":2,"c":3},"k":"x","tt":1}', '{"a":5,"t":{"x":1,"y":{}},"k":null}',
+    '{"a":{},"x":{"y":1},"k":{"q":[1]},"t":"noon"}', '{"a":{"b":{"c":1,"d":"e"}},"ab":1,"t":-3}',
 ]:
     put('event_parser', line)
 put('event_parser', b'{"x":"\xff\xfe"}')
