@@ -30,8 +30,10 @@ std::unique_ptr<FieldProjection> FieldProjection::of(const std::vector<std::stri
         }
         p->m_paths.push_back(std::move(canonical));
     }
-    static std::atomic<std::uint64_t> made{0};
-    p->m_id = ++made;
+    static std::atomic<std::uint32_t> made{0};
+    do
+        p->m_id = ++made;
+    while (p->m_id == 0); // 0 is a slot's "not asked yet"
     return p;
 }
 

@@ -25,19 +25,21 @@ struct FastNames
     struct Slot
     {
         const char *parent = nullptr; ///< interned parent path or kRootParent; null = empty
-        std::uint32_t keyLen = 0;
+        std::uint16_t keyLen = 0;
+        bool keep = true; ///< whether the projection with id `keepFor` keeps `full`
         char key[28] = {};
         StaticPath full{std::string_view()};
-        std::uint32_t seen = 0; ///< the line (FastNames::line) that last used this key
+        std::uint32_t seen = 0;    ///< the line (FastNames::line) that last used this key
+        std::uint32_t keepFor = 0; ///< FieldProjection::id of `keep` (0: not asked yet)
         /// The shape of the last line that had this key: the slot of the key that followed it
         /// in its object (a sibling: same parent), and of the first key of the object it held.
         /// The next line is predicted to repeat them, which skips the key's scan and lookup.
         Slot *next = nullptr;
         Slot *firstChild = nullptr;
-        /// Whether the projection with id `keepFor` keeps `full` (asked once per projection).
-        std::uint64_t keepFor = 0;
-        bool keep = true;
     };
+    // The projection's answer lives in what was padding: a larger slot made the whole-record
+    // parse measurably slower (docs/benchmarks.md "Session 19").
+    static_assert(sizeof(Slot) <= 80);
     static constexpr std::size_t kSlots = 512; // power of two
     static constexpr std::size_t kMaxUsed = 384;
     std::array<Slot, kSlots> slots{};

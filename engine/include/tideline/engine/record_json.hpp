@@ -45,13 +45,14 @@ public:
     [[nodiscard]] static std::unique_ptr<FieldProjection> of(const std::vector<std::string> &paths,
                                                              std::string &error);
     [[nodiscard]] bool keeps(std::string_view name) const;
-    /// Unique in the process (never 0): what a parser's cache of keeps() answers is keyed by,
-    /// so a projection made where an old one was freed is never taken for it.
-    std::uint64_t id() const { return m_id; }
+    /// Unique in the process (never 0) for its first 2^32 - 1 projections, one per fused
+    /// source of a run: what a parser's cache of keeps() answers is keyed by, so a projection
+    /// made where an old one was freed is never taken for it.
+    std::uint32_t id() const { return m_id; }
 
 private:
     std::vector<std::string> m_paths; ///< canonical
-    std::uint64_t m_id = 0;
+    std::uint32_t m_id = 0;
 };
 
 class RecordParser
