@@ -25,24 +25,25 @@ struct FastNames
     struct Slot
     {
         const char *parent = nullptr; ///< interned parent path or kRootParent; null = empty
-        std::uint16_t keyLen = 0;
-        bool keep = true; ///< whether the projection with id `keepFor` keeps `full`
+        std::uint32_t keyLen = 0;
         char key[28] = {};
         StaticPath full{std::string_view()};
-        std::uint32_t seen = 0;    ///< the line (FastNames::line) that last used this key
-        std::uint32_t keepFor = 0; ///< FieldProjection::id of `keep` (0: not asked yet)
+        std::uint32_t seen = 0; ///< the line (FastNames::line) that last used this key
         /// The shape of the last line that had this key: the slot of the key that followed it
         /// in its object (a sibling: same parent), and of the first key of the object it held.
         /// The next line is predicted to repeat them, which skips the key's scan and lookup.
         Slot *next = nullptr;
         Slot *firstChild = nullptr;
     };
-    // The projection's answer lives in what was padding: a larger slot made the whole-record
-    // parse measurably slower (docs/benchmarks.md "Session 19").
-    static_assert(sizeof(Slot) <= 80);
     static constexpr std::size_t kSlots = 512; // power of two
     static constexpr std::size_t kMaxUsed = 384;
     std::array<Slot, kSlots> slots{};
+    /// Per slot: whether the projection with id keepFor[i] keeps slots[i].full (0: not asked
+    /// yet). Beside the slots, not in them: the whole-record parse never reads it, and a wider
+    /// slot (or a change of its layout) made that parse measurably slower (docs/benchmarks.md
+    /// "Session 19").
+    std::array<std::uint32_t, kSlots> keepFor{};
+    std::array<bool, kSlots> keep{};
     std::size_t used = 0;
     Slot *rootFirst = nullptr; ///< the slot of the last line's first top-level key
     std::array<std::string, kFastMaxDepth> built;   ///< names not interned, per depth
@@ -66,10 +67,12 @@ struct FastNames
         uncachedCount = 0;
     }
     /// Whether two keys of the line that are not cached have the same full name.
-    bool uncachedDuplicates()
+    /// The test is inline, the sort behind it not: a call per line for the common answer
+    /// ("fewer than two") measured in a parse-bound run (docs/benchmarks.md "Session 19").
+    bool uncachedDuplicates() { return uncachedCount >= 2 && sortedDuplicates(); }
+
+    [[gnu::noinline]] bool sortedDuplicates()
     {
-        if (uncachedCount < 2)
-            return false;
         sorted.clear();
         std::size_t pos = 0;
         while (pos < uncached.size()) {

@@ -219,11 +219,6 @@ void parseElement(dom::element v, SlowState &st, Record &out, std::size_t depth)
 
 } // namespace
 
-bool RecordParser::parse(std::string_view json, Record &out, std::string &error)
-{
-    return parse(json, out, error, nullptr);
-}
-
 bool RecordParser::parse(std::string_view json,
                          Record &out,
                          std::string &error,

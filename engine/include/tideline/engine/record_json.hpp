@@ -66,7 +66,10 @@ public:
     /// Parses one JSON object into `out` (cleared first). On failure returns false and sets
     /// `error` to a short reason with the column ("expected ',' or '}' after a value at
     /// column 9", "record too large: ...").
-    [[nodiscard]] bool parse(std::string_view json, Record &out, std::string &error);
+    [[nodiscard]] bool parse(std::string_view json, Record &out, std::string &error)
+    {
+        return parse(json, out, error, nullptr);
+    }
     /// parse(), keeping at least the fields `only` keeps: a line on the fast path (plain
     /// objects) gives those alone, any other line the whole record. Which lines are accepted
     /// and every error message are parse()'s; a kept field's value and its place among the
