@@ -325,6 +325,7 @@ private Q_SLOTS:
         g.setString("a", std::string(40, 'x'));
         for (int i = 0; i < 8; ++i)
             g.set("b" + std::to_string(i), g.get("a"));
+        // Named by its own value's first bytes ("xxx"): the name is read from the arena too.
         g.append(std::string(g.get("a").s.substr(0, 3)), g.get("a"));
         QCOMPARE(std::string(g.get("b7").s), std::string(40, 'x'));
         QCOMPARE(std::string(g.get("xxx").s), std::string(40, 'x'));

@@ -147,9 +147,8 @@ inline const char *plainStringEnd(const char *p, const char *end)
 }
 
 /// Projecting: only fields FieldProjection keeps are appended. A template parameter, not a
-/// test of the pointer per field: the whole-record parse (every line at parallelism 1) then
-/// compiles to what it was before projections existed (a test per field measured 1.4 % on a
-/// parse-bound run, docs/benchmarks.md "Session 19").
+/// test of the pointer per field: the whole-record parse (every line at parallelism 1) has no
+/// projection code in it at all.
 template<bool Projecting>
 class FastParser
 {
@@ -448,8 +447,10 @@ private:
     const char *m_end = nullptr;
 };
 
-/// Out of line: parseFast then inlines the whole-record parse as it did before projections
-/// existed (with both inlined, that parse measured 3 % slower: docs/benchmarks.md "Session 19").
+/// Out of line: parseFast holds the whole-record parse alone, as it did before projections
+/// existed (the first version, with both inlined, was 3 % slower at parallelism 1; the cost
+/// was the duplicate test called out of line, FastNames::uncachedDuplicates, not this, but
+/// this is the layout that was measured: docs/benchmarks.md "Session 19").
 [[gnu::noinline]] bool parseProjected(
     FastNames &names, Record &out, const char *p, const char *end, const FieldProjection &only)
 {

@@ -39,9 +39,7 @@ struct FastNames
     static constexpr std::size_t kMaxUsed = 384;
     std::array<Slot, kSlots> slots{};
     /// Per slot: whether the projection with id keepFor[i] keeps slots[i].full (0: not asked
-    /// yet). Beside the slots, not in them: the whole-record parse never reads it, and a wider
-    /// slot (or a change of its layout) made that parse measurably slower (docs/benchmarks.md
-    /// "Session 19").
+    /// yet). Beside the slots, not in them: only the projecting parse reads it.
     std::array<std::uint32_t, kSlots> keepFor{};
     std::array<bool, kSlots> keep{};
     std::size_t used = 0;

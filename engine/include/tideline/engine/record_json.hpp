@@ -24,15 +24,6 @@ struct RecordLimits
     bool fastPath = true;
 };
 
-/// Event lines are parsed strictly (RFC 8259), with these rules where JSON leaves room:
-/// - a key containing '.' or '`' becomes a backtick-quoted path segment (`service.name`), so
-///   keys come out exactly as they came in;
-/// - duplicate keys in one object: the last value wins, at the place of the first occurrence
-///   (what JavaScript's JSON.parse and Python's json do); the record holds the key once;
-/// - integers from 2^63 to 2^64-1 are kept as their exact digits (a raw number: written back
-///   unchanged, not a number for arithmetic); integers beyond 64 bits, and decimals too large
-///   for a double (1e400) or so small they would read as 0 (1e-400), are rejected with the
-///   reason and column.
 /// The fields a reader of parsed records reads (field paths): what a parser may keep of a line
 /// when the record is only read, never emitted (FieldProjection is projection pushdown, as
 /// Spark's and DuckDB's JSON readers do it). A name is kept when it is one of the paths, lies
@@ -55,6 +46,15 @@ private:
     std::uint32_t m_id = 0;
 };
 
+/// Event lines are parsed strictly (RFC 8259), with these rules where JSON leaves room:
+/// - a key containing '.' or '`' becomes a backtick-quoted path segment (`service.name`), so
+///   keys come out exactly as they came in;
+/// - duplicate keys in one object: the last value wins, at the place of the first occurrence
+///   (what JavaScript's JSON.parse and Python's json do); the record holds the key once;
+/// - integers from 2^63 to 2^64-1 are kept as their exact digits (a raw number: written back
+///   unchanged, not a number for arithmetic); integers beyond 64 bits, and decimals too large
+///   for a double (1e400) or so small they would read as 0 (1e-400), are rejected with the
+///   reason and column.
 class RecordParser
 {
 public:
