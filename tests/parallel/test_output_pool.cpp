@@ -1,7 +1,8 @@
 // The parallel stage's pool of firing-sized output vectors (runtime/output_pool.hpp): a vector
 // that must grow past kFrom takes the largest pooled one with its items in order, small ones
-// stay with their round, the pool keeps at most kKeep, and workers growing while the loop
-// thread gives back lose nothing.
+// stay with their round, the pool keeps at most kKeep, the items a vector was put back with
+// are destroyed by the worker that takes it, and workers growing while the loop thread gives
+// back lose nothing.
 
 #include "runtime/output_pool.hpp"
 
@@ -9,6 +10,8 @@
 
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 using tideline::parallel::VectorPool;
 
@@ -112,6 +115,56 @@ private Q_SLOTS:
         }
         QCOMPARE(taken, Pool::kKeep);
         QVERIFY(smallest >= Pool::kFrom * (n - Pool::kKeep + 1));
+    }
+
+    void theItemsPutLeavesAreDestroyedByTheThreadThatTakesTheVector()
+    {
+        // The loop thread puts a replayed round's results back; the worker that takes the
+        // vector destroys them, so their buffers are freed (or pooled) where they were made.
+        struct Item
+        {
+            std::vector<std::thread::id> *destroyedOn = nullptr;
+            Item() = default;
+            explicit Item(std::vector<std::thread::id> *log)
+                : destroyedOn(log)
+            {
+            }
+            Item(Item &&o) noexcept
+                : destroyedOn(std::exchange(o.destroyedOn, nullptr))
+            {
+            }
+            Item &operator=(Item &&o) noexcept
+            {
+                destroyedOn = std::exchange(o.destroyedOn, nullptr);
+                return *this;
+            }
+            ~Item()
+            {
+                if (destroyedOn)
+                    destroyedOn->push_back(std::this_thread::get_id());
+            }
+        };
+        using Pool = VectorPool<Item>;
+        std::vector<std::thread::id> log;
+        Pool pool;
+        std::vector<Item> replayed;
+        replayed.reserve(2 * Pool::kFrom);
+        for (int i = 0; i < 3; ++i)
+            replayed.emplace_back(&log);
+        pool.put(replayed);
+        QVERIFY(replayed.empty());
+        QVERIFY(log.empty()); // not on the loop thread
+
+        std::thread::id worker;
+        std::thread t([&] {
+            worker = std::this_thread::get_id();
+            std::vector<Item> growing(Pool::kFrom);
+            pool.reserve(growing, growing.size() + 1);
+        });
+        t.join();
+        QCOMPARE(log.size(), std::size_t(3));
+        for (const std::thread::id &id : log)
+            QCOMPARE(id, worker);
     }
 
     void workersAndTheLoopThreadShareItSafely()

@@ -8,7 +8,9 @@
 // faults were about a tenth of a P = 2 file run's CPU (docs/benchmarks.md, "Session 15"). Vectors
 // of kFrom items or more go back to the pool once their round is replayed, and a round that must
 // grow past kFrom takes the largest pooled one, so a firing's outputs land in memory an earlier
-// firing already touched, and rarely grow at all.
+// firing already touched, and rarely grow at all. A pooled vector keeps its items until a
+// worker takes it: their records are a worker's results, destroyed on a worker so that their
+// buffers make its next results (InstanceIO::clearReplayed).
 //
 // [Threading] put() on the loop thread after a round is replayed, reserve() on a worker while
 // it runs a round; one mutex, taken only for vectors of kFrom items or more (a few times per
@@ -50,19 +52,19 @@ public:
             bigger = std::move(*best);
             m_free.erase(best);
         }
+        bigger.clear(); // the items put() left: destroyed on this worker
         bigger.insert(bigger.end(), std::make_move_iterator(v.begin()),
                       std::make_move_iterator(v.end()));
         v.swap(bigger);
         put(bigger);
     }
 
-    /// Takes v's storage when its capacity is kFrom items or more (destroying its items and
-    /// leaving v empty, without storage); a smaller v is left as it is.
+    /// Takes v's storage when its capacity is kFrom items or more, items and all (reserve()
+    /// destroys them), leaving v empty, without storage; a smaller v is left as it is.
     void put(std::vector<T> &v)
     {
         if (v.capacity() < kFrom)
             return;
-        v.clear();
         std::lock_guard lock(m_mutex);
         m_free.push_back(std::move(v));
         v = std::vector<T>();

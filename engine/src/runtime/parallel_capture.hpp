@@ -85,8 +85,12 @@ public:
         fateRows = m_rows.data();
     }
 
+    /// Runs instance k's part of a round on its worker (or, at finish, on the loop thread).
+    /// The round's output items from its last replay are destroyed here, on the thread
+    /// that makes the next ones (InstanceIO::clearReplayed).
     void begin(InstanceIO &io)
     {
+        io.out.clear();
         m_io = &io;
         m_rows[static_cast<std::size_t>(m_cfg.node)] = {};
     }

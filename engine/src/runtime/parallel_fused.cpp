@@ -180,7 +180,7 @@ void ParallelStage::replayFused(Round &round, Output &out)
         for (std::size_t f = 0; f < row.size(); ++f)
             row[f] += round.io[k].fates[f];
         m_instanceMetrics[k] = round.io[k].metrics;
-        round.io[k].clearOutputs();
+        round.io[k].clearReplayed();
     }
     round.side.clear();
     if (round.block) {

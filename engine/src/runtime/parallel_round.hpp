@@ -138,6 +138,7 @@ struct OutItem
 struct InstanceIO
 {
     std::vector<InItem> in;
+    /// Left with its records after the replay (clearReplayed), until Capture::begin.
     std::vector<OutItem> out;
     std::vector<Wrapped> wrapped;
     std::vector<SortKey> sortKeys;
@@ -158,20 +159,20 @@ struct InstanceIO
     std::size_t used = 0;
     std::uint32_t marksEnd = 1;
 
-    /// Everything but the input (a fused round's records stay for reuse).
-    void clearOutputs()
+    /// After the loop thread replayed the round: everything but the input (a fused round's
+    /// records stay for reuse) and the output items. Those hold records that a worker made
+    /// (a window's results, thousands per firing); the worker that next runs this instance
+    /// destroys them (Capture::begin), so their buffers go back to that worker's pool
+    /// (record.cpp) and make its next results. Destroyed here, they were freed on the loop
+    /// thread into the worker's malloc arena: a sixth of the loop thread's time at P = 2, and
+    /// fresh memory for every firing on the worker (docs/benchmarks.md, "Session 20").
+    void clearReplayed()
     {
-        out.clear();
         wrapped.clear();
         sortKeys.clear();
         values.clear();
         fates = {};
         error = nullptr;
-    }
-    void clear()
-    {
-        in.clear();
-        clearOutputs();
     }
 };
 

@@ -266,7 +266,8 @@ void ParallelStage::replay(Round &round, Output &out)
         for (std::size_t f = 0; f < row.size(); ++f)
             row[f] += round.io[k].fates[f];
         m_instanceMetrics[k] = round.io[k].metrics;
-        round.io[k].clear();
+        round.io[k].in.clear();
+        round.io[k].clearReplayed();
     }
     round.steps.clear();
     round.passthrough.clear();
