@@ -202,6 +202,32 @@ private Q_SLOTS:
                 QCOMPARE(e1, e2);
             }
         }
+        // Integers in a field not kept are counted, not converted: every length from 1 to
+        // 20 digits, signed, with leading zeros, "-0", a fraction or an exponent after, and
+        // at the line's end (under a word left), accepted or refused as a whole parse does.
+        for (int pass = 0; pass < 2; ++pass) {
+            for (int digits = 1; digits <= 20; ++digits) {
+                const std::string n = std::string("9876543210987654321098").substr(0, digits);
+                for (const std::string &v : std::vector<std::string>{
+                         n, "-" + n, "0" + n, "-0", "0", n + ".5", n + "e2", n + "E2", n + "x"}) {
+                    for (const std::string &line :
+                         {"{\"v\":" + v + ",\"t\":5}", "{\"t\":5,\"v\":" + v + "}",
+                          "{\"t\":5,\"v\":" + v + "}  "}) {
+                        std::string e1, e2;
+                        const bool okP = p.parse(line, r, e1, only.get());
+                        const bool okW = whole.parse(line, w, e2);
+                        QVERIFY2(okP == okW, line.c_str());
+                        QVERIFY2(e1 == e2, line.c_str());
+                        // Kept fields only, or (off the fast path) the whole record.
+                        if (okP)
+                            QVERIFY2(toJson(r) == "{\"t\":5}" || toJson(r) == toJson(w),
+                                     line.c_str());
+                        if (okP && digits <= 18 && v == n)
+                            QCOMPARE(toJson(r), std::string("{\"t\":5}"));
+                    }
+                }
+            }
+        }
         // Another projection on the same parser: its own answers, not the cached ones.
         auto other = FieldProjection::of({"v"}, err);
         QVERIFY(p.parse(j("{'v':1,'t':5,'user':{'id':'u1','n':'x'},'sum':-3,'e':{}}"), r, err,

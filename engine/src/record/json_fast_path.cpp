@@ -394,6 +394,8 @@ private:
     /// (decimals, exponents, -0, leading zeros, longer numbers) is left to simdjson.
     bool integer(const char *&p, std::string_view name, bool isStatic, bool keep)
     {
+        if (!keep)
+            return skipInteger(p);
         const char *end = m_end;
         bool neg = *p == '-';
         if (neg)
@@ -439,6 +441,39 @@ private:
         if (keep)
             add(name, isStatic, Value::integer(neg ? -iv : iv));
         return true;
+    }
+
+    /// integer() for a field the projection does not keep: the same digits counted and the
+    /// same numbers refused, without their value (a skipped event id was the costliest field
+    /// left to convert). Without leading zeros, an integer is 0 only as the single digit "0",
+    /// so that is how "-0" is told here.
+    bool skipInteger(const char *&p) const
+    {
+        const char *end = m_end;
+        const bool neg = *p == '-';
+        if (neg)
+            ++p;
+        const char *ds = p;
+        bool stopped = false; // a non-digit was found within a word
+        while (end - p >= 8) {
+            std::uint64_t w;
+            std::memcpy(&w, p, sizeof w);
+            const unsigned n = leadingDigits(w);
+            p += n;
+            if (n < 8) {
+                stopped = true;
+                break;
+            }
+            if (p - ds > 18)
+                break;
+        }
+        while (!stopped && p < end && *p >= '0' && *p <= '9' && p - ds < 19)
+            ++p;
+        const std::ptrdiff_t digits = p - ds;
+        if (digits == 0 || digits > 18 || (digits > 1 && *ds == '0')
+            || (neg && digits == 1 && *ds == '0'))
+            return false;
+        return !(p < end && (*p == '.' || *p == 'e' || *p == 'E' || (*p >= '0' && *p <= '9')));
     }
 
     FastNames &m_names;
