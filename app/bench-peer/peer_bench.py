@@ -17,8 +17,9 @@ as the median of each round's ratio, plus peak RSS of each process. Workloads: i
 Times: Tideline's is the run loop as tideline-run reports it ("done: N records read in X ms":
 reading, parsing, windowing, writing; not process start or validation); DuckDB's is the query as
 duckdb_query.mjs measures it (read_json + aggregation + COPY; not Node's start). Both read the
-file from the page cache (a first untimed run of each warms it). The engines' order rotates
-from round to round, so that each takes every place after every other equally often.
+file from the page cache (a first untimed run of each warms it). DuckDB runs last in each
+round and the Tideline builds' order is reversed every other round, so that each build runs
+right after DuckDB in half of the rounds.
 """
 import argparse
 import csv
@@ -183,15 +184,15 @@ def main():
             times = {e: [] for e, _ in engines}
             times.update({f"duckdb-{t}": [] for t in threads})
             rss = {}
-            # Every engine once per round, the order rotated from round to round: a run right
-            # after DuckDB's (about 190 MiB freed) is slower on this VM than one after a
-            # Tideline run, so a fixed order charged that to whichever engine came next
-            # (docs/benchmarks.md, "Session 20").
-            order = [("tideline", e, binary) for e, binary in engines] + \
-                    [("duckdb", t, None) for t in threads]
+            # Every engine once per round, DuckDB last, the Tideline builds' order reversed
+            # every other round: a run right after DuckDB's (about 190 MiB freed) can be a few
+            # per cent slower on this VM, and the fixed order put the same build there in every
+            # round (docs/benchmarks.md, "Session 20"). Now each build follows DuckDB in half
+            # of the rounds (without --baseline, Tideline follows it in all of them).
             for i in range(args.runs):
-                k = i % len(order)
-                for kind, e, binary in order[k:] + order[:k]:
+                tl = engines if i % 2 == 0 else engines[::-1]
+                for kind, e, binary in [("tideline", e, b) for e, b in tl] + \
+                                       [("duckdb", t, None) for t in threads]:
                     if kind == "tideline":
                         s, r, out = run_tideline(binary, pipelines[e])
                         with open(out, "rb") as f:
