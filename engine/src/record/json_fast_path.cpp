@@ -394,8 +394,10 @@ private:
     /// (decimals, exponents, -0, leading zeros, longer numbers) is left to simdjson.
     bool integer(const char *&p, std::string_view name, bool isStatic, bool keep)
     {
-        if (!keep)
-            return skipInteger(p);
+        if constexpr (Projecting) {
+            if (!keep)
+                return skipInteger(p);
+        }
         const char *end = m_end;
         bool neg = *p == '-';
         if (neg)
