@@ -2,13 +2,15 @@
 // made by a FileChunk read a slice at a time, gives back every line once and in order: lines
 // that cross a slice or a range's end, lines longer than a slice, a line over the limit, blank
 // lines, the byte order mark and a last line without a newline. Each chunk's resumeOffset is
-// the start of the first line after its own.
+// the start of the first line after its own. The newline search they use is memchr's.
 
 #include "operators/sources/file_chunks.hpp"
+#include "operators/sources/line_reader.hpp"
 
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <cstring>
 #include <fcntl.h>
 #include <string>
 #include <unistd.h>
@@ -66,6 +68,35 @@ class TestFileChunks : public QObject
     Q_OBJECT
 
 private slots:
+    void findNewlineIsMemchr()
+    {
+        // The line splitter of LineReader and FileChunk (line_reader.hpp): the first '\n' or
+        // null, as memchr gives it, for every start and length around its 32-byte steps, with
+        // newlines at every place in a step and bytes that differ from '\n' by one bit.
+        std::string buf(200, 'x');
+        for (std::size_t i = 0; i < buf.size(); ++i)
+            buf[i] = static_cast<char>("ab\x0b\x8a\t{}\"0"[i % 9]);
+        for (std::size_t nlAt :
+             {std::size_t(0), std::size_t(1), std::size_t(15), std::size_t(16), std::size_t(31),
+              std::size_t(32), std::size_t(33), std::size_t(63), std::size_t(64), std::size_t(100),
+              std::size_t(199), std::size_t(1000)}) {
+            std::string b = buf;
+            if (nlAt < b.size())
+                b[nlAt] = '\n';
+            if (nlAt + 40 < b.size())
+                b[nlAt + 40] = '\n'; // a second one: the first is found
+            for (std::size_t from = 0; from < 70; ++from)
+                for (std::size_t to = from; to <= b.size(); ++to) {
+                    const char *p = b.data() + from;
+                    const char *end = b.data() + to;
+                    const void *want = std::memchr(p, '\n', to - from);
+                    if (findNewline(p, end) != want)
+                        QFAIL(qPrintable(
+                            QStringLiteral("newline at %1, [%2, %3)").arg(nlAt).arg(from).arg(to)));
+                }
+        }
+    }
+
     void everyLineOnceWhateverTheRanges_data()
     {
         QTest::addColumn<qulonglong>("range");

@@ -6,6 +6,8 @@
 
 #include "operators/sources/file_chunks.hpp"
 
+#include "operators/sources/line_reader.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -158,7 +160,7 @@ void FileChunk::parseRange()
         const char *nl = nullptr;
         bool skipped = false;
         for (;;) {
-            nl = static_cast<const char *>(std::memchr(m_buf.data() + from, '\n', m_len - from));
+            nl = findNewline(m_buf.data() + from, m_buf.data() + m_len);
             if (nl)
                 break;
             if (m_len - pos > m_cfg.maxLine) {

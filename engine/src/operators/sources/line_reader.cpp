@@ -75,7 +75,7 @@ LineReader::Result LineReader::read(std::string_view &line, std::uint64_t &fullL
     std::size_t scanFrom = m_begin;
     while (true) {
         const char *start = m_buf.get() + m_begin;
-        const void *nl = std::memchr(m_buf.get() + scanFrom, '\n', m_end - scanFrom);
+        const char *nl = findNewline(m_buf.get() + scanFrom, m_buf.get() + m_end);
         if (nl) {
             auto len = static_cast<std::size_t>(static_cast<const char *>(nl) - start);
             line = std::string_view(start, len);
