@@ -385,6 +385,54 @@ private Q_SLOTS:
         appendCsvHeader(cols, out);
         appendCsvRow(w, cols, out);
         QCOMPARE(out, std::string("id,name\n1,\"a,b\"\n"));
+
+        // A row is built on the stack in parts (csv.cpp): many integers (flushed on the way),
+        // a string longer than the buffer, quoted and plain strings, a double, a bool, a null
+        // and a missing column, after text already in `out`, give the row cell by cell.
+        Record big;
+        std::vector<std::string> bigCols;
+        std::string want = "before|";
+        for (int i = 0; i < 60; ++i) {
+            const std::string name = "c" + std::to_string(i);
+            bigCols.push_back(name);
+            if (i)
+                want += ',';
+            switch (i % 10) {
+            case 3:
+                big.setString(name, std::string(700, 'x')); // over the 512-byte buffer
+                want += std::string(700, 'x');
+                break;
+            case 5:
+                big.setString(name, "q\"uote");
+                want += "\"q\"\"uote\"";
+                break;
+            case 6:
+                big.setDouble(name, 2.0);
+                want += "2.0";
+                break;
+            case 7:
+                big.setBool(name, false);
+                want += "false";
+                break;
+            case 8:
+                big.set(name, Value::null());
+                break;
+            case 9:
+                break; // missing: an empty cell
+            default:
+                big.setInt(name, -1234567890123456789LL + i);
+                want += std::to_string(-1234567890123456789LL + i);
+            }
+        }
+        out = "before|";
+        appendCsvRow(big, bigCols, out);
+        QCOMPARE(out, want + "\n");
+        // A row of one blank cell is quoted (a blank line would be skipped by readers).
+        Record blank;
+        blank.setString("s", "  ");
+        out.clear();
+        appendCsvRow(blank, {"s"}, out);
+        QCOMPARE(out, std::string("\"  \"\n"));
     }
 
     void fieldPathsQuoteKeysWithDots()
