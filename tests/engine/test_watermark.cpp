@@ -92,6 +92,26 @@ private Q_SLOTS:
         QCOMPARE(r.metrics.node("src")->errors, std::int64_t(2)); // not json, not an object
     }
 
+    void timeFieldFoundWhereverItIs()
+    {
+        // The node looks where it found the time field last first (keys::findField): records
+        // whose field moves, one with another name of the same length at that place (a large
+        // number that must not be read as the time), and one without it.
+        TempDir dir;
+        testing::writeFile(dir.file("in.jsonl"),
+                           "{\"t\":5,\"x\":1}\n{\"x\":9000000,\"t\":6}\n{\"x\":9000001}\n"
+                           "{\"a\":1,\"b\":2,\"t\":8}\n{\"t\":7,\"b\":9000002}\n");
+        auto r = testing::runPipeline(
+            filePipeline(R"({"time_field":"t","max_out_of_orderness_ms":100})"), dir.path);
+        QCOMPARE(r.status, Job::Status::Finished);
+        QCOMPARE(testing::readLines(dir.file("out.jsonl")).size(), std::size_t(4));
+        const auto errs = testing::readLines(dir.file("errors.jsonl"));
+        QCOMPARE(errs.size(), std::size_t(1));
+        QCOMPARE(nlohmann::json::parse(errs[0])["reason"].get<std::string>(),
+                 std::string("missing time field `t`"));
+        QCOMPARE(*r.metrics.node("wm")->maxEventTime, std::int64_t(8));
+    }
+
     void timeFormats()
     {
         TempDir dir;

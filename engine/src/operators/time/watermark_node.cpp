@@ -14,6 +14,7 @@
 // replay of old data is far behind processing time, so nothing of it is rejected).
 
 #include "operators/fusable.hpp"
+#include "operators/keys/field_lookup.hpp"
 #include "operators/operators.hpp"
 #include "operators/params.hpp"
 #include "operators/time/time_parse.hpp"
@@ -94,7 +95,7 @@ public:
 
     void processRecord(int, Record &&rec, Output &out) override
     {
-        int idx = rec.indexOf(m_timeField);
+        int idx = keys::findField(rec, m_timeField, m_timeHint);
         if (idx < 0) {
             out.emitError(rec.hasObject(m_timeField)
                               ? "time field `" + m_timeField + "` is an object, not a time"
@@ -255,6 +256,9 @@ private:
     }
 
     std::string m_timeField;
+    /// Where processRecord found the time field last (the loop thread's; eventTime(), which
+    /// the workers call at once, looks it up without one).
+    int m_timeHint = -1;
     TimeFormat m_format = TimeFormat::EpochMs;
     Timestamp m_delay;
     std::int64_t m_idleTimeout;
