@@ -42,6 +42,14 @@ std::string filePipeline(const std::string &wmParams, const std::string &extra =
       "edges":[{"from":"src.out","to":"wm.in"},{"from":"wm.out","to":"out.in"},{"from":"wm.errors","to":"err.in"}]})";
 }
 
+/// filePipeline over `lines` (written to in.jsonl), run to its end.
+testing::RunResult
+runOver(const TempDir &dir, const std::string &lines, const std::string &wmParams)
+{
+    testing::writeFile(dir.file("in.jsonl"), lines);
+    return testing::runPipeline(filePipeline(wmParams), dir.path);
+}
+
 } // namespace
 
 class TestWatermark : public QObject
@@ -71,11 +79,9 @@ private Q_SLOTS:
     void missingOrBadTimeGoesToErrorsWrapped()
     {
         TempDir dir;
-        testing::writeFile(
-            dir.file("in.jsonl"),
-            "{\"t\":5}\n{\"x\":1}\n{\"t\":\"soon\"}\n{\"t\":null}\nnot json\n[1]\n{\"t\":7}\n");
-        auto r = testing::runPipeline(
-            filePipeline(R"({"time_field":"t","max_out_of_orderness_ms":0})"), dir.path);
+        auto r = runOver(
+            dir, "{\"t\":5}\n{\"x\":1}\n{\"t\":\"soon\"}\n{\"t\":null}\nnot json\n[1]\n{\"t\":7}\n",
+            R"({"time_field":"t","max_out_of_orderness_ms":0})");
         QCOMPARE(r.status, Job::Status::Finished);
         auto out = testing::readLines(dir.file("out.jsonl"));
         QCOMPARE(out.size(), std::size_t(2));
@@ -98,11 +104,10 @@ private Q_SLOTS:
         // whose field moves, one with another name of the same length at that place (a large
         // number that must not be read as the time), and one without it.
         TempDir dir;
-        testing::writeFile(dir.file("in.jsonl"),
-                           "{\"t\":5,\"x\":1}\n{\"x\":9000000,\"t\":6}\n{\"x\":9000001}\n"
-                           "{\"a\":1,\"b\":2,\"t\":8}\n{\"t\":7,\"b\":9000002}\n");
-        auto r = testing::runPipeline(
-            filePipeline(R"({"time_field":"t","max_out_of_orderness_ms":100})"), dir.path);
+        auto r = runOver(dir,
+                         "{\"t\":5,\"x\":1}\n{\"x\":9000000,\"t\":6}\n{\"x\":9000001}\n"
+                         "{\"a\":1,\"b\":2,\"t\":8}\n{\"t\":7,\"b\":9000002}\n",
+                         R"({"time_field":"t","max_out_of_orderness_ms":100})");
         QCOMPARE(r.status, Job::Status::Finished);
         QCOMPARE(testing::readLines(dir.file("out.jsonl")).size(), std::size_t(4));
         const auto errs = testing::readLines(dir.file("errors.jsonl"));
@@ -115,21 +120,17 @@ private Q_SLOTS:
     void timeFormats()
     {
         TempDir dir;
-        testing::writeFile(dir.file("in.jsonl"),
-                           "{\"t\":\"2024-03-01T12:00:00Z\"}\n{\"t\":\"2024-03-01T13:00:00.250+01:"
-                           "00\"}\n{\"t\":\"2024-03-01 12:00:01\"}\n{\"t\":\"yesterday\"}\n");
-        auto r = testing::runPipeline(
-            filePipeline(
-                R"({"time_field":"t","time_format":"iso8601","max_out_of_orderness_ms":0})"),
-            dir.path);
+        auto r
+            = runOver(dir,
+                      "{\"t\":\"2024-03-01T12:00:00Z\"}\n{\"t\":\"2024-03-01T13:00:00.250+01:"
+                      "00\"}\n{\"t\":\"2024-03-01 12:00:01\"}\n{\"t\":\"yesterday\"}\n",
+                      R"({"time_field":"t","time_format":"iso8601","max_out_of_orderness_ms":0})");
         QCOMPARE(r.status, Job::Status::Finished);
         QCOMPARE(r.metrics.node("wm")->errors, std::int64_t(1));
         QCOMPARE(*r.metrics.node("wm")->maxEventTime, std::int64_t(1709294401000)); // 12:00:01Z
-        testing::writeFile(dir.file("in.jsonl"), "{\"t\":1700000000}\n{\"t\":1700000000.5}\n");
-        auto s = testing::runPipeline(
-            filePipeline(
-                R"({"time_field":"t","time_format":"epoch_s","max_out_of_orderness_ms":0})"),
-            dir.path);
+        auto s
+            = runOver(dir, "{\"t\":1700000000}\n{\"t\":1700000000.5}\n",
+                      R"({"time_field":"t","time_format":"epoch_s","max_out_of_orderness_ms":0})");
         QCOMPARE(*s.metrics.node("wm")->maxEventTime, std::int64_t(1700000000500));
     }
 
