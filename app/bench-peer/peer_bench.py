@@ -190,19 +190,15 @@ def main():
             # round (docs/benchmarks.md, "Session 20"). Now each build follows DuckDB in half
             # of the rounds (without --baseline, Tideline follows it in all of them).
             for i in range(args.runs):
-                tl = engines if i % 2 == 0 else engines[::-1]
-                for kind, e, binary in [("tideline", e, b) for e, b in tl] + \
-                                       [("duckdb", t, None) for t in threads]:
-                    if kind == "tideline":
-                        s, r, out = run_tideline(binary, pipelines[e])
-                        with open(out, "rb") as f:
-                            if f.read() != reference:
-                                raise SystemExit(f"{name}: {e}'s result file differs from the "
-                                                 "first Tideline run's (byte for byte)")
-                        times[e].append(s)
-                        rss[e] = max(rss.get(e, 0), r)
-                        continue
-                    t = e
+                for e, binary in engines if i % 2 == 0 else engines[::-1]:
+                    s, r, out = run_tideline(binary, pipelines[e])
+                    with open(out, "rb") as f:
+                        if f.read() != reference:
+                            raise SystemExit(f"{name}: {e}'s result file differs from the first "
+                                             "Tideline run's (byte for byte)")
+                    times[e].append(s)
+                    rss[e] = max(rss.get(e, 0), r)
+                for t in threads:
                     s, r, out = run_duckdb(duck, data, os.path.join(folder, f"duckdb-{t}.csv"), t)
                     got = rows_of(out)
                     if got != expected:

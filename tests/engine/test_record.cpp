@@ -348,13 +348,14 @@ private Q_SLOTS:
         QVERIFY(back == outer);
         // A value that points into the record itself survives the arena growing.
         Record g;
-        g.setString("a", std::string(40, 'x'));
+        const std::string long40 = "abc" + std::string(37, '-');
+        g.setString("a", long40);
         for (int i = 0; i < 8; ++i)
             g.set("b" + std::to_string(i), g.get("a"));
-        // Named by its own value's first bytes ("xxx"): the name is read from the arena too.
+        // Named by its own value's first bytes ("abc"): the name is read from the arena too.
         g.append(std::string(g.get("a").s.substr(0, 3)), g.get("a"));
-        QCOMPARE(std::string(g.get("b7").s), std::string(40, 'x'));
-        QCOMPARE(std::string(g.get("xxx").s), std::string(40, 'x'));
+        QCOMPARE(std::string(g.get("b7").s), long40);
+        QCOMPARE(std::string(g.get("abc").s), long40);
         QVERIFY(g.remove("b3"));
         g.keepOnly({"a", "b7"});
         QCOMPARE(g.size(), std::size_t(2));

@@ -448,7 +448,10 @@ private:
     /// integer() for a field the projection does not keep: the same digits counted and the
     /// same numbers refused, without their value (a skipped event id was the costliest field
     /// left to convert). Without leading zeros, an integer is 0 only as the single digit "0",
-    /// so that is how "-0" is told here.
+    /// so that is how "-0" is told here. Its loop is integer()'s without the arithmetic; one
+    /// template for both (the arithmetic under `if constexpr`) left P = 1 as it was but made
+    /// the projecting parse 1.5-2 % slower (warm P = 2 file-window, docs/benchmarks.md
+    /// "Session 20"), so the two are kept apart.
     bool skipInteger(const char *&p) const
     {
         const char *end = m_end;

@@ -60,7 +60,8 @@ public:
     }
 
     /// Takes v's storage when its capacity is kFrom items or more, items and all (reserve()
-    /// destroys them), leaving v empty, without storage; a smaller v is left as it is.
+    /// destroys them; the smallest vector dropped beyond kKeep is destroyed here), leaving v
+    /// empty, without storage; a smaller v is left as it is.
     void put(std::vector<T> &v)
     {
         if (v.capacity() < kFrom)

@@ -77,7 +77,7 @@ LineReader::Result LineReader::read(std::string_view &line, std::uint64_t &fullL
         const char *start = m_buf.get() + m_begin;
         const char *nl = findNewline(m_buf.get() + scanFrom, m_buf.get() + m_end);
         if (nl) {
-            auto len = static_cast<std::size_t>(static_cast<const char *>(nl) - start);
+            auto len = static_cast<std::size_t>(nl - start);
             line = std::string_view(start, len);
             m_begin += len + 1;
             m_offset += len + 1;
